@@ -1,0 +1,1 @@
+"""nova-clone: a reimplementation of the OpenStack Nova compute control plane."""

@@ -1,0 +1,31 @@
+"""[api] options of nova-api."""
+
+from oslo_config import cfg
+
+api_group = cfg.OptGroup('api', title='API options')
+
+api_opts = [
+    cfg.StrOpt('auth_strategy', default='keystone',
+               choices=['keystone', 'noauth2'],
+               help='keystone validates tokens with keystonemiddleware; '
+                    'noauth2 trusts the identity stand-in of the embedded '
+                    'mode and must never face a real network.'),
+    cfg.IntOpt('max_limit', default=1000, min=0,
+               help='Largest number of items a list call returns.'),
+    cfg.StrOpt('compute_link_prefix',
+               help='Base URL put in the links of responses instead of the '
+                    'request host.'),
+    cfg.BoolOpt('instance_list_per_project_cells', default=False,
+                help='Only query the cells where the project has instances.'),
+    cfg.IntOpt('list_records_by_skipping_down_cells', default=1,
+               help='Kept for config compatibility.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(api_group)
+    conf.register_opts(api_opts, group=api_group)
+
+
+def list_opts():
+    return {api_group: api_opts}

@@ -1,0 +1,31 @@
+"""[fake_driver] options: capacity and failure injection of the fake hypervisor.
+
+Not a Nova group; it lets tests and operators make a host behave a given way
+without editing code.
+"""
+
+from oslo_config import cfg
+
+fake_group = cfg.OptGroup('fake_driver', title='Fake virt driver')
+
+fake_opts = [
+    cfg.IntOpt('vcpus', default=16, min=1, help='vCPUs of each fake host.'),
+    cfg.IntOpt('memory_mb', default=32768, min=1,
+               help='MiB of RAM of each fake host.'),
+    cfg.IntOpt('local_gb', default=1024, min=1,
+               help='GiB of local disk of each fake host.'),
+    cfg.FloatOpt('spawn_seconds', default=0.0, min=0,
+                 help='Time a fake spawn takes.'),
+    cfg.DictOpt('fail_spawn', default={},
+                help='host:mode pairs making spawn fail on that host; mode '
+                     'is "retryable" (reschedule) or "fatal" (ERROR).'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(fake_group)
+    conf.register_opts(fake_opts, group=fake_group)
+
+
+def list_opts():
+    return {fake_group: fake_opts}

@@ -1,0 +1,28 @@
+"""[libvirt] options of the libvirt virt driver."""
+
+from oslo_config import cfg
+
+libvirt_group = cfg.OptGroup('libvirt', title='Libvirt driver options')
+
+libvirt_opts = [
+    cfg.StrOpt('virt_type', default='kvm', choices=['kvm', 'qemu'],
+               help='Domain type; use qemu where KVM is unusable.'),
+    cfg.StrOpt('connection_uri', default='',
+               help='libvirt URI; empty picks one from virt_type.'),
+    cfg.StrOpt('images_type', default='qcow2', choices=['qcow2', 'raw'],
+               help='Format of instance disks.'),
+    cfg.StrOpt('live_migration_uri',
+               help='Deprecated in Nova; kept for config compatibility.'),
+    cfg.StrOpt('live_migration_scheme', help='Scheme of the migration URI.'),
+    cfg.IntOpt('live_migration_completion_timeout', default=800, min=0,
+               help='Seconds per GiB before a live migration is aborted.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(libvirt_group)
+    conf.register_opts(libvirt_opts, group=libvirt_group)
+
+
+def list_opts():
+    return {libvirt_group: libvirt_opts}

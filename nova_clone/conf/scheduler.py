@@ -1,0 +1,50 @@
+"""[scheduler] and [filter_scheduler] options."""
+
+from oslo_config import cfg
+
+scheduler_group = cfg.OptGroup('scheduler', title='Scheduler options')
+filter_group = cfg.OptGroup('filter_scheduler', title='Filter scheduler options')
+
+scheduler_opts = [
+    cfg.IntOpt('max_attempts', default=3, min=1,
+               help='Hosts tried for one build (the first and alternates).'),
+    cfg.IntOpt('discover_hosts_in_cells_interval', default=-1, min=-1,
+               help='Seconds between automatic discover_hosts runs '
+                    '(-1 disables).'),
+    cfg.IntOpt('max_placement_results', default=1000, min=1,
+               help='Allocation candidates asked of Placement.'),
+    cfg.IntOpt('workers', help='Number of scheduler worker processes.'),
+    cfg.BoolOpt('query_placement_for_availability_zone', default=True,
+                help='Turn availability zones into Placement aggregates.'),
+]
+
+filter_opts = [
+    cfg.IntOpt('host_subset_size', default=1, min=1,
+               help='Pick randomly among this many best hosts.'),
+    cfg.ListOpt('enabled_filters',
+                default=['ComputeFilter', 'AvailabilityZoneFilter',
+                         'ComputeCapabilitiesFilter',
+                         'ImagePropertiesFilter'],
+                help='Filters applied, in order, to candidate hosts.'),
+    cfg.ListOpt('weight_classes', default=['all'],
+                help='Weighers applied to the hosts left.'),
+    cfg.FloatOpt('ram_weight_multiplier', default=1.0,
+                 help='Positive spreads by free RAM, negative stacks.'),
+    cfg.FloatOpt('cpu_weight_multiplier', default=1.0,
+                 help='Positive spreads by free vCPUs, negative stacks.'),
+    cfg.FloatOpt('disk_weight_multiplier', default=1.0,
+                 help='Positive spreads by free disk, negative stacks.'),
+    cfg.BoolOpt('shuffle_best_same_weighed_hosts', default=False,
+                help='Shuffle hosts of equal best weight.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(scheduler_group)
+    conf.register_opts(scheduler_opts, group=scheduler_group)
+    conf.register_group(filter_group)
+    conf.register_opts(filter_opts, group=filter_group)
+
+
+def list_opts():
+    return {scheduler_group: scheduler_opts, filter_group: filter_opts}

@@ -1,0 +1,193 @@
+"""The RequestContext every request and RPC message carries, and cell targeting.
+
+A context names who asks (user, project, roles), the request id that ties
+log lines together across services, and -- once targeted -- which cell's
+database and message queue a call should use.
+"""
+
+import concurrent.futures
+import contextlib
+import copy
+
+from oslo_context import context as oslo_context
+from oslo_db.sqlalchemy import enginefacade
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+LOG = logging.getLogger(__name__)
+
+# Returned by scatter_gather_cells for a cell that did not answer in time;
+# callers decide whether a partial answer is acceptable.
+did_not_respond_sentinel = object()
+
+# Cell connections built once per process, keyed by cell uuid.
+_CELL_CACHE = {}
+
+
+@enginefacade.transaction_context_provider
+class RequestContext(oslo_context.RequestContext):
+    """Security and routing context of one request."""
+
+    def __init__(self, user_id=None, project_id=None, is_admin=None,
+                 read_deleted='no', remote_address=None, timestamp=None,
+                 quota_class=None, service_catalog=None,
+                 user_auth_plugin=None, **kwargs):
+        kwargs.setdefault('overwrite', False)
+        super().__init__(user_id=user_id, project_id=project_id, **kwargs)
+        self.read_deleted = read_deleted
+        self.remote_address = remote_address
+        if timestamp is None:
+            timestamp = timeutils.utcnow()
+        elif isinstance(timestamp, str):
+            timestamp = timeutils.parse_isotime(timestamp).replace(tzinfo=None)
+        self.timestamp = timestamp
+        self.quota_class = quota_class
+        self.service_catalog = service_catalog or []
+        self.user_auth_plugin = user_auth_plugin
+        self.is_admin = bool(is_admin) if is_admin is not None else (
+            'admin' in (self.roles or []))
+        # Set by target_cell(); None means the process-wide defaults.
+        self.db_connection = None
+        self.mq_connection = None
+        self.cell_uuid = None
+
+    def to_dict(self):
+        values = super().to_dict()
+        values.update({
+            'user_id': self.user_id,
+            'project_id': self.project_id,
+            'read_deleted': self.read_deleted,
+            'remote_address': self.remote_address,
+            'timestamp': self.timestamp.isoformat(),
+            'quota_class': self.quota_class,
+            'service_catalog': self.service_catalog,
+        })
+        return values
+
+    @classmethod
+    def from_dict(cls, values):
+        return cls(
+            user_id=values.get('user_id') or values.get('user'),
+            project_id=values.get('project_id') or values.get('project_id'),
+            is_admin=values.get('is_admin'),
+            read_deleted=values.get('read_deleted', 'no'),
+            remote_address=values.get('remote_address'),
+            timestamp=values.get('timestamp'),
+            quota_class=values.get('quota_class'),
+            service_catalog=values.get('service_catalog'),
+            request_id=values.get('request_id'),
+            global_request_id=values.get('global_request_id'),
+            auth_token=values.get('auth_token'),
+            roles=values.get('roles'),
+            user_name=values.get('user_name'),
+            project_name=values.get('project_name'),
+            read_only=values.get('read_only', False),
+            show_deleted=values.get('show_deleted', False),
+            system_scope=values.get('system_scope'),
+        )
+
+    def elevated(self, read_deleted=None):
+        """A copy with admin rights, for internal lookups."""
+        ctx = copy.copy(self)
+        ctx.roles = list(self.roles or [])
+        ctx.is_admin = True
+        if 'admin' not in ctx.roles:
+            ctx.roles.append('admin')
+        if read_deleted is not None:
+            ctx.read_deleted = read_deleted
+        return ctx
+
+    def can(self, action, target=None, fatal=True):
+        """Check a policy rule for this context (see nova_clone.policy)."""
+        from nova_clone import policy
+        if target is None:
+            target = {'project_id': self.project_id, 'user_id': self.user_id}
+        return policy.authorize(self, action, target, do_raise=fatal)
+
+    def __str__(self):
+        return '<Context %s user=%s project=%s>' % (
+            self.request_id, self.user_id, self.project_id)
+
+
+def get_admin_context(read_deleted='no'):
+    """An admin context for services' own work (periodic tasks, start-up)."""
+    return RequestContext(user_id=None, project_id=None, is_admin=True,
+                          read_deleted=read_deleted, roles=['admin'],
+                          overwrite=False)
+
+
+def get_context():
+    """A context with no identity, for code paths that need only a request id."""
+    return RequestContext(user_id=None, project_id=None, is_admin=False,
+                          overwrite=False)
+
+
+def set_target_cell(context, cell_mapping):
+    """Point ``context`` at ``cell_mapping``'s database and message queue."""
+    if cell_mapping is None:
+        context.db_connection = context.mq_connection = None
+        context.cell_uuid = None
+        return
+    from nova_clone.db.main import api as main_db
+    from nova_clone import rpc
+    cached = _CELL_CACHE.get(cell_mapping.uuid)
+    if cached is None or cached[2] != (cell_mapping.database_connection,
+                                       cell_mapping.transport_url):
+        db = main_db.create_context_manager(cell_mapping.database_connection)
+        mq = rpc.create_transport(cell_mapping.transport_url)
+        cached = (db, mq, (cell_mapping.database_connection,
+                           cell_mapping.transport_url))
+        _CELL_CACHE[cell_mapping.uuid] = cached
+    context.db_connection, context.mq_connection = cached[0], cached[1]
+    context.cell_uuid = cell_mapping.uuid
+
+
+@contextlib.contextmanager
+def target_cell(context, cell_mapping):
+    """Yield a copy of ``context`` targeted at ``cell_mapping``."""
+    cctxt = copy.copy(context)
+    set_target_cell(cctxt, cell_mapping)
+    yield cctxt
+
+
+def scatter_gather_cells(context, cell_mappings, timeout, fn, *args, **kw):
+    """Run ``fn(cell_context, *args)`` in every cell at once.
+
+    Returns {cell_uuid: result}; a cell that raised maps to the exception
+    it raised, and one that did not answer within ``timeout`` seconds maps
+    to did_not_respond_sentinel.
+    """
+    from nova_clone.conf import CONF
+    results = {}
+    cells = list(cell_mappings)
+    if not cells:
+        return results
+
+    def run(cell):
+        with target_cell(context, cell) as cctxt:
+            return fn(cctxt, *args, **kw)
+
+    pool = concurrent.futures.ThreadPoolExecutor(
+        max_workers=min(len(cells), CONF.cell_worker_thread_pool_size))
+    try:
+        futures = {pool.submit(run, cell): cell.uuid for cell in cells}
+        done, _ = concurrent.futures.wait(futures, timeout=timeout)
+        for future, uuid in futures.items():
+            if future not in done:
+                LOG.warning('Cell %s did not respond within %s seconds',
+                            uuid, timeout)
+                results[uuid] = did_not_respond_sentinel
+                continue
+            try:
+                results[uuid] = future.result()
+            except Exception as exc:
+                LOG.exception('Error gathering result from cell %s', uuid)
+                results[uuid] = exc
+    finally:
+        pool.shutdown(wait=False)
+    return results
+
+
+def is_cell_failure_sentinel(record):
+    return (record is did_not_respond_sentinel or
+            isinstance(record, Exception))

@@ -1,0 +1,324 @@
+"""Exceptions shared by every service.
+
+Each carries an HTTP ``code`` and a ``msg_fmt`` filled from keyword
+arguments, so the API can turn any of them into Nova's error body and an
+RPC caller gets the same message the callee raised.
+"""
+
+from oslo_log import log as logging
+
+LOG = logging.getLogger(__name__)
+
+
+class NovaException(Exception):
+    msg_fmt = 'An unknown exception occurred.'
+    code = 500
+    headers = {}
+    safe = False
+
+    def __init__(self, message=None, **kwargs):
+        self.kwargs = kwargs
+        self.kwargs.setdefault('code', self.code)
+        if not message:
+            try:
+                message = self.msg_fmt % kwargs
+            except (KeyError, TypeError):
+                LOG.exception('Bad arguments for %s: %s',
+                              type(self).__name__, kwargs)
+                message = self.msg_fmt
+        self.message = message
+        super().__init__(message)
+
+    def format_message(self):
+        return self.args[0] if self.args else self.message
+
+
+# -- the HTTP classes -------------------------------------------------------
+
+class Invalid(NovaException):
+    msg_fmt = 'Bad Request - Invalid Parameters'
+    code = 400
+
+
+class ValidationError(Invalid):
+    msg_fmt = '%(detail)s'
+
+
+class Forbidden(NovaException):
+    msg_fmt = 'Forbidden'
+    code = 403
+
+
+class PolicyNotAuthorized(Forbidden):
+    msg_fmt = "Policy doesn't allow %(action)s to be performed."
+
+
+class NotFound(NovaException):
+    msg_fmt = 'Resource could not be found.'
+    code = 404
+
+
+class Conflict(NovaException):
+    msg_fmt = 'Conflict.'
+    code = 409
+
+
+class OverQuota(Forbidden):
+    msg_fmt = 'Quota exceeded for resources: %(overs)s'
+
+
+class TooManyInstances(OverQuota):
+    msg_fmt = ('Quota exceeded for %(overs)s: Requested %(req)s, but already '
+               'used %(used)s of %(allowed)s %(overs)s')
+
+
+class KeypairLimitExceeded(OverQuota):
+    msg_fmt = 'Maximum number of key pairs exceeded'
+
+
+# -- not found --------------------------------------------------------------
+
+class InstanceNotFound(NotFound):
+    msg_fmt = 'Instance %(instance_id)s could not be found.'
+
+
+class FlavorNotFound(NotFound):
+    msg_fmt = 'Flavor %(flavor_id)s could not be found.'
+
+
+class FlavorExtraSpecsNotFound(NotFound):
+    msg_fmt = ('Flavor %(flavor_id)s has no extra specs with key '
+               '%(extra_specs_key)s.')
+
+
+class ImageNotFound(NotFound):
+    msg_fmt = 'Image %(image_id)s could not be found.'
+
+
+class NetworkNotFound(NotFound):
+    msg_fmt = 'Network %(network_id)s could not be found.'
+
+
+class PortNotFound(NotFound):
+    msg_fmt = 'Port id %(port_id)s could not be found.'
+
+
+class VolumeNotFound(NotFound):
+    msg_fmt = 'Volume %(volume_id)s could not be found.'
+
+
+class KeypairNotFound(NotFound):
+    msg_fmt = 'Keypair %(name)s not found for user %(user_id)s'
+
+
+class CellMappingNotFound(NotFound):
+    msg_fmt = 'Cell %(uuid)s has no mapping.'
+
+
+class HostMappingNotFound(NotFound):
+    msg_fmt = 'Host %(name)s is not mapped to any cell'
+
+
+class InstanceMappingNotFound(NotFound):
+    msg_fmt = 'Instance %(uuid)s has no mapping to a cell.'
+
+
+class BuildRequestNotFound(NotFound):
+    msg_fmt = 'BuildRequest not found for instance %(uuid)s'
+
+
+class RequestSpecNotFound(NotFound):
+    msg_fmt = 'RequestSpec not found for instance %(instance_uuid)s'
+
+
+class ServiceNotFound(NotFound):
+    msg_fmt = 'Service %(service_id)s could not be found.'
+
+
+class ComputeHostNotFound(NotFound):
+    msg_fmt = 'Compute host %(host)s could not be found.'
+
+
+class ComputeHostNotFoundByHostname(NotFound):
+    msg_fmt = 'Compute host %(hypervisor_hostname)s could not be found.'
+
+
+class MigrationNotFound(NotFound):
+    msg_fmt = 'Migration %(migration_id)s could not be found.'
+
+
+class InstanceActionNotFound(NotFound):
+    msg_fmt = ('Action for request_id %(request_id)s on instance'
+               ' %(instance_uuid)s not found')
+
+
+class InstanceActionEventNotFound(NotFound):
+    msg_fmt = 'Event %(event)s not found for action id %(action_id)s'
+
+
+class BlockDeviceMappingNotFound(NotFound):
+    msg_fmt = 'No block device mapping with id %(id)s.'
+
+
+class VolumeBDMNotFound(NotFound):
+    msg_fmt = 'No volume Block Device Mapping with id %(volume_id)s.'
+
+
+class ResourceProviderNotFound(NotFound):
+    msg_fmt = 'No such resource provider %(name_or_uuid)s.'
+
+
+# -- conflicts and invalid requests -----------------------------------------
+
+class InstanceInvalidState(Conflict):
+    msg_fmt = ('Instance %(instance_uuid)s in %(attr)s %(state)s. Cannot '
+               '%(method)s while the instance is in this state.')
+
+
+class InstanceIsLocked(Conflict):
+    msg_fmt = 'Instance %(instance_uuid)s is locked'
+
+
+class FlavorExists(Conflict):
+    msg_fmt = 'Flavor with name %(name)s already exists.'
+
+
+class FlavorIdExists(Conflict):
+    msg_fmt = 'Flavor with ID %(flavor_id)s already exists.'
+
+
+class KeyPairExists(Conflict):
+    msg_fmt = "Key pair '%(key_name)s' already exists."
+
+
+class CellMappingExists(Conflict):
+    msg_fmt = 'A cell named %(name)s already exists.'
+
+
+class ServiceBinaryExists(Conflict):
+    msg_fmt = ('Service with host %(host)s binary %(binary)s exists.')
+
+
+class ServiceTopicExists(Conflict):
+    msg_fmt = 'Service with host %(host)s topic %(topic)s exists.'
+
+
+class InstanceExists(Conflict):
+    msg_fmt = 'Instance %(name)s already exists.'
+
+
+class AllocationDeleteFailed(Conflict):
+    msg_fmt = ('Failed to delete allocations for consumer %(consumer_uuid)s. '
+               'Error: %(error)s')
+
+
+class AllocationUpdateFailed(Conflict):
+    msg_fmt = ('Failed to update allocations for consumer %(consumer_uuid)s. '
+               'Error: %(error)s')
+
+
+class ObjectActionError(NovaException):
+    msg_fmt = 'Object action %(action)s failed because: %(reason)s'
+
+
+class InvalidInput(Invalid):
+    msg_fmt = 'Invalid input received: %(reason)s'
+
+
+class InvalidAPIVersionString(Invalid):
+    msg_fmt = ('API Version String %(version)s is of invalid format. Must '
+               'be of format MajorNum.MinorNum.')
+
+
+class InvalidGlobalAPIVersion(NovaException):
+    msg_fmt = ('Version %(req_ver)s is not supported by the API. Minimum '
+               'is %(min_ver)s and maximum is %(max_ver)s.')
+    code = 406
+
+
+class FlavorDiskTooSmall(Invalid):
+    msg_fmt = 'Flavor\'s disk is too small for requested image.'
+
+
+class FlavorMemoryTooSmall(Invalid):
+    msg_fmt = 'Flavor\'s memory is too small for requested image.'
+
+
+class ImageNotActive(Invalid):
+    msg_fmt = 'Image %(image_id)s is not active.'
+
+
+class InvalidBDM(Invalid):
+    msg_fmt = 'Block Device Mapping is Invalid.'
+
+
+class NetworkAmbiguous(Invalid):
+    msg_fmt = ('Multiple possible networks found, use a Network ID to be '
+               'more specific.')
+
+
+class InvalidRequest(Invalid):
+    msg_fmt = 'The request is invalid.'
+
+
+# -- scheduling and building ------------------------------------------------
+
+class NoValidHost(NovaException):
+    msg_fmt = 'No valid host was found. %(reason)s'
+
+
+class MaxRetriesExceeded(NoValidHost):
+    msg_fmt = 'Exceeded maximum number of retries. %(reason)s'
+
+
+class RescheduledException(NovaException):
+    msg_fmt = ('Build of instance %(instance_uuid)s was re-scheduled: '
+               '%(reason)s')
+
+
+class BuildAbortException(NovaException):
+    msg_fmt = 'Build of instance %(instance_uuid)s aborted: %(reason)s'
+
+
+class VirtualInterfaceCreateException(NovaException):
+    msg_fmt = 'Virtual Interface creation failed'
+
+
+class ComputeServiceUnavailable(NovaException):
+    msg_fmt = 'Compute service of %(host)s is unavailable at this time.'
+
+
+class PlacementAPIConnectFailure(NovaException):
+    msg_fmt = ('Unable to communicate with the Placement API: %(reason)s. '
+               'Check that Placement is running and [placement] is set.')
+
+
+class ResourceProviderCreationFailed(NovaException):
+    msg_fmt = 'Failed to create resource provider %(name)s'
+
+
+class ResourceProviderInventoryUpdateFailed(NovaException):
+    msg_fmt = ('Failed to update inventory of resource provider %(uuid)s: '
+               '%(error)s')
+
+
+class HypervisorUnavailable(NovaException):
+    msg_fmt = 'Connection to the hypervisor is broken on host %(host)s'
+
+
+class InstanceFaultRollback(NovaException):
+    def __init__(self, inner_exception=None):
+        self.inner_exception = inner_exception
+        super().__init__('Instance rollback performed due to: %s'
+                         % inner_exception)
+
+
+# -- configuration and databases --------------------------------------------
+
+class ConfigNotFound(NovaException):
+    msg_fmt = 'Could not find config at %(path)s'
+
+
+class DBNotConfigured(NovaException):
+    msg_fmt = ('%(group)s connection is not set; set [%(group)s] connection '
+               'in nova.conf.')
