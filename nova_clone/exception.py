@@ -322,3 +322,60 @@ class ConfigNotFound(NovaException):
 class DBNotConfigured(NovaException):
     msg_fmt = ('%(group)s connection is not set; set [%(group)s] connection '
                'in nova.conf.')
+
+
+# -- Placement client (appended by the flow helper) --------------------------
+
+class ConsumerAllocationRetrievalFailed(NovaException):
+    msg_fmt = ('Failed to retrieve allocations for consumer '
+               '%(consumer_uuid)s: %(error)s')
+
+
+class ResourceProviderRetrievalFailed(NovaException):
+    msg_fmt = 'Failed to get resource provider with UUID %(uuid)s'
+
+
+class ResourceProviderDeletionFailed(NovaException):
+    msg_fmt = 'Failed to delete resource provider %(uuid)s'
+
+
+class ResourceProviderUpdateFailed(NovaException):
+    msg_fmt = ('Failed to update resource provider via URL %(url)s: '
+               '%(error)s')
+
+
+class ResourceProviderUpdateConflict(NovaException):
+    msg_fmt = ('A conflict was encountered attempting to update resource '
+               'provider %(uuid)s (generation %(generation)d): %(error)s')
+
+
+class ResourceProviderSyncFailed(NovaException):
+    msg_fmt = ('Failed to synchronize the placement service with resource '
+               'provider information supplied by the compute host.')
+
+
+class ResourceProviderTraitRetrievalFailed(NovaException):
+    msg_fmt = 'Failed to get traits for resource provider with UUID %(uuid)s'
+
+
+class TraitRetrievalFailed(NovaException):
+    msg_fmt = 'Failed to get traits %(traits)s from Placement.'
+
+
+class TraitCreationFailed(NovaException):
+    msg_fmt = 'Failed to create trait %(name)s: %(error)s'
+
+
+class AllocationMoveFailed(NovaException):
+    msg_fmt = ('Failed to move allocations from consumer %(source_consumer)s '
+               'to consumer %(target_consumer)s. Error: %(error)s')
+
+
+class UsagesRetrievalFailed(NovaException):
+    msg_fmt = ('Failed to retrieve usages for project %(project_id)s and '
+               'user %(user_id)s.')
+
+
+class PlacementAPIConflict(NovaException):
+    msg_fmt = ('A conflict was encountered attempting to invoke the '
+               'placement API at URL %(url)s: %(error)s')

@@ -1,0 +1,1 @@
+"""Entry points: parse configuration, build the service, run it."""

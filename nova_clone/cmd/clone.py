@@ -1,0 +1,49 @@
+"""The ``nova-clone`` command: run whole deployments.
+
+``nova-clone up`` runs every service in one process (the embedded mode);
+``nova-clone stack up|down|status`` runs each service as its own process on
+MariaDB, RabbitMQ, Keystone and Placement.  Each sub-command lives in
+``nova_clone.deploy``; this module only dispatches.
+"""
+
+import argparse
+import importlib
+import sys
+
+# sub-command -> module providing add_arguments(parser) and run(args) -> int
+SUBCOMMANDS = {
+    'up': ('nova_clone.deploy.embedded',
+           'Run a whole cloud in this process (the embedded mode).'),
+    'stack': ('nova_clone.deploy.stack',
+              'Run a multi-service deployment: up, down, status.'),
+    'bench': ('nova_clone.deploy.bench',
+              'Boot N servers at concurrency C against a cloud and print '
+              'one JSON line of measurements.'),
+}
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog='nova-clone', description='Run nova-clone deployments.')
+    subparsers = parser.add_subparsers(dest='command', metavar='COMMAND')
+    subparsers.required = True
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        sub = subparsers.add_parser(name, help=help_text,
+                                    description=help_text)
+        module = importlib.import_module(module_name)
+        module.add_arguments(sub)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args._run(args) or 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == '__main__':
+    sys.exit(main())

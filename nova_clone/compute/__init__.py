@@ -1,0 +1,1 @@
+"""nova-compute: the manager, its flows, the resource tracker and states."""

@@ -1,0 +1,1 @@
+"""The cell database (cell0 and every cell)."""
