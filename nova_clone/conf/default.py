@@ -66,8 +66,6 @@ service_opts = [
                 help='Port nova-api listens on.'),
     cfg.IntOpt('osapi_compute_workers', min=1,
                help='Worker processes of nova-api.'),
-    cfg.IntOpt('executor_thread_pool_size', default=64, min=1,
-               help='Threads that serve RPC requests in one service.'),
     cfg.IntOpt('cell_worker_thread_pool_size', default=5, min=1,
                help='Threads used to query cells in parallel.'),
     cfg.IntOpt('graceful_shutdown_timeout', default=180, min=0,
@@ -81,3 +79,32 @@ def register_opts(conf):
 
 def list_opts():
     return {'DEFAULT': service_opts}
+
+
+# Appended by the service-runtime helper: how the daemons are assembled.
+service_opts.extend([
+    cfg.StrOpt('compute_manager',
+               default='nova_clone.compute.manager.ComputeManager',
+               help='Class path of the manager nova-compute serves.'),
+    cfg.IntOpt('periodic_fuzzy_delay', default=60, min=0,
+               help='At most this many seconds of random delay before a '
+                    'service first runs its periodic tasks, so services '
+                    'started together do not run them in lock-step.'),
+])
+
+
+# Appended by the compute helper: nova-compute periodic task intervals and
+# boot-from-volume waits (Nova's [DEFAULT] names and defaults).
+service_opts.extend([
+    cfg.IntOpt('update_resources_interval', default=0,
+               help='Seconds between resource tracker updates (0 = the '
+                    'periodic task default of 60 seconds, <0 disables).'),
+    cfg.IntOpt('sync_power_state_interval', default=600,
+               help='Seconds between syncs of DB power states with the '
+                    'hypervisor (<0 disables).'),
+    cfg.IntOpt('block_device_allocate_retries', default=60, min=0,
+               help='Status checks of a volume created for a boot before '
+                    'giving up.'),
+    cfg.IntOpt('block_device_allocate_retries_interval', default=3, min=0,
+               help='Seconds between those checks.'),
+])
