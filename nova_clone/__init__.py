@@ -7,8 +7,15 @@ of our processes.  The eventlet package may still be imported by libraries
 that probe for it (futurist does), but it is never activated.
 """
 
-from oslo_service import backend as _service_backend
-from oslo_service.backend import exceptions as _backend_exceptions
+import warnings
+
+with warnings.catch_warnings():
+    # futurist probes for eventlet and eventlet warns on import; the warning
+    # says nothing about this process, which never uses it.
+    warnings.simplefilter('ignore')
+    from oslo_service import backend as _service_backend
+    from oslo_service.backend import exceptions as _backend_exceptions
+    import futurist  # noqa: F401
 
 try:
     _service_backend.init_backend(_service_backend.BackendType.THREADING)

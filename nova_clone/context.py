@@ -134,7 +134,10 @@ def set_target_cell(context, cell_mapping):
     if cached is None or cached[2] != (cell_mapping.database_connection,
                                        cell_mapping.transport_url):
         db = main_db.create_context_manager(cell_mapping.database_connection)
-        mq = rpc.create_transport(cell_mapping.transport_url)
+        # cell0 has no message queue: nothing ever runs there.
+        url = cell_mapping.transport_url
+        mq = None if (url or '').startswith('none') else (
+            rpc.create_transport(url))
         cached = (db, mq, (cell_mapping.database_connection,
                            cell_mapping.transport_url))
         _CELL_CACHE[cell_mapping.uuid] = cached

@@ -379,3 +379,295 @@ class UsagesRetrievalFailed(NovaException):
 class PlacementAPIConflict(NovaException):
     msg_fmt = ('A conflict was encountered attempting to invoke the '
                'placement API at URL %(url)s: %(error)s')
+
+
+# -- compute (appended by the compute helper) -------------------------------
+
+class ComputeResourcesUnavailable(NovaException):
+    msg_fmt = 'Insufficient compute resources: %(reason)s.'
+
+
+class UnexpectedTaskStateError(NovaException):
+    msg_fmt = ('Unexpected task state: expecting %(expected)s but '
+               'the actual state is %(actual)s')
+    code = 409
+
+
+class UnexpectedDeletingTaskStateError(UnexpectedTaskStateError):
+    pass
+
+
+class ImageUnacceptable(Invalid):
+    msg_fmt = 'Image %(image_id)s is unacceptable: %(reason)s'
+
+
+class InstanceNotRunning(Invalid):
+    msg_fmt = 'Instance %(instance_id)s is not running.'
+
+
+class VirtDriverNotReady(NovaException):
+    msg_fmt = 'Virt driver is not ready.'
+
+
+# -- cell objects and services (appended by the service-runtime helper) -----
+
+class DBNotAllowed(NovaException):
+    msg_fmt = '%(binary)s attempted direct database access which is ' \
+              'not allowed by policy'
+
+
+class MarkerNotFound(NotFound):
+    msg_fmt = 'Marker %(marker)s could not be found.'
+    # The API answers a bad paging marker with 400, as Nova does.
+    code = 400
+
+
+class TagNotFound(NotFound):
+    msg_fmt = 'Tag %(tag)s does not exist for instance %(instance_id)s.'
+
+
+class MigrationNotFoundByStatus(MigrationNotFound):
+    msg_fmt = ('Migration not found for instance %(instance_id)s '
+               'with status %(status)s.')
+
+
+class InstanceUpdateConflict(NovaException):
+    msg_fmt = 'Conflict updating instance %(instance_uuid)s.'
+    code = 409
+
+
+class OrphanedObjectError(NovaException):
+    msg_fmt = 'Cannot call %(method)s on orphaned %(objtype)s object'
+
+
+class DuplicateRecord(NovaException):
+    msg_fmt = 'Unable to create duplicate record for %(target)s'
+
+
+# -- REST API (appended by the API helper) ----------------------------------
+
+class InvalidKeypair(Invalid):
+    msg_fmt = 'Keypair data is invalid: %(reason)s'
+
+
+class FlavorAccessExists(Conflict):
+    msg_fmt = ('Flavor access already exists for flavor %(flavor_id)s and '
+               'project %(project_id)s combination.')
+
+
+class FlavorAccessNotFound(NotFound):
+    msg_fmt = ('Flavor access not found for %(flavor_id)s / %(project_id)s '
+               'combination.')
+
+
+class VersionNotFoundForAPIMethod(Invalid):
+    msg_fmt = 'API version %(version)s is not supported on this method.'
+    code = 404
+
+
+class QuotaNotFound(NotFound):
+    msg_fmt = 'Quota could not be found'
+
+
+class ProjectQuotaNotFound(QuotaNotFound):
+    msg_fmt = 'Quota for project %(project_id)s could not be found.'
+
+
+class QuotaResourceUnknown(QuotaNotFound):
+    msg_fmt = 'Unknown quota resources %(unknown)s.'
+
+
+class InvalidQuotaValue(Invalid):
+    msg_fmt = ('Change would make usage less than 0 for the following '
+               'resources: %(unders)s')
+
+
+class ServiceNotUnique(Invalid):
+    msg_fmt = 'More than one possible service found.'
+
+
+class HostBinaryNotFound(NotFound):
+    msg_fmt = 'Could not find binary %(binary)s on host %(host)s.'
+
+
+class ComputeHostNotFoundById(NotFound):
+    msg_fmt = 'Compute host with id %(compute_id)s could not be found.'
+
+
+class InstanceInfoCacheNotFound(NotFound):
+    msg_fmt = 'Info cache for instance %(instance_uuid)s could not be found.'
+
+
+# -- API-database objects and nova-manage (appended by the data-layer helper)
+
+class FlavorNotFoundByName(FlavorNotFound):
+    msg_fmt = 'Flavor with name %(flavor_name)s could not be found.'
+
+
+class InvalidSortKey(Invalid):
+    msg_fmt = 'Sort key supplied is invalid: %(sort_key)s'
+
+
+class HostMappingExists(Conflict):
+    msg_fmt = 'Host %(name)s is already mapped to a cell.'
+
+
+class InstanceMappingExists(Conflict):
+    msg_fmt = 'Instance %(uuid)s already has a mapping.'
+
+
+class BuildRequestAlreadyExists(Conflict):
+    msg_fmt = 'BuildRequest already exists for instance %(uuid)s'
+
+
+class RequestSpecExists(Conflict):
+    msg_fmt = 'RequestSpec already exists for instance %(instance_uuid)s'
+
+
+class InvalidConnectionURL(Invalid):
+    msg_fmt = 'Invalid connection URL: %(reason)s'
+
+
+class CellMappingAmbiguous(Conflict):
+    msg_fmt = 'More than one cell matches %(name)s'
+
+
+class MetadataLimitExceeded(OverQuota):
+    msg_fmt = 'Maximum number of metadata items exceeds %(allowed)d'
+
+
+class VolumeBDMIsMultiAttach(Invalid):
+    msg_fmt = ('Volume %(volume_id)s is attached to more than one server; '
+               'give the server to look it up by.')
+
+
+class MigrationNotFoundForInstance(MigrationNotFound):
+    msg_fmt = ('Migration %(migration_id)s not found for instance '
+               '%(instance_id)s')
+
+
+# -- Glance, Neutron and Cinder clients (appended by the peers helper) ------
+
+class ImageNotAuthorized(NovaException):
+    msg_fmt = 'Not authorized for image %(image_id)s.'
+    code = 403
+
+
+class ImageBadRequest(Invalid):
+    msg_fmt = ('Request of image %(image_id)s got BadRequest response: '
+               '%(response)s')
+
+
+class ImageQuotaExceeded(OverQuota):
+    msg_fmt = 'Quota exceeded for image %(image_id)s.'
+
+
+class ImageServiceUnavailable(NovaException):
+    msg_fmt = 'The image service is unavailable: %(reason)s'
+    code = 503
+
+
+class NetworkServiceUnavailable(NovaException):
+    msg_fmt = 'The network service is unavailable: %(reason)s'
+    code = 503
+
+
+class NetworkRequiresSubnet(Invalid):
+    msg_fmt = ('Network %(network_uuid)s requires a subnet in order to boot'
+               ' instances on.')
+
+
+class ExternalNetworkAttachForbidden(Forbidden):
+    msg_fmt = ('It is not allowed to create an interface on external network'
+               ' %(network_uuid)s')
+
+
+class PortInUse(Invalid):
+    msg_fmt = 'Port %(port_id)s is still in use.'
+
+
+class PortNotUsable(Invalid):
+    msg_fmt = 'Port %(port_id)s not usable for instance %(instance)s.'
+
+
+class PortRequiresFixedIP(Invalid):
+    msg_fmt = 'Port %(port_id)s requires a FixedIP in order to be used.'
+
+
+class NoMoreFixedIps(NovaException):
+    msg_fmt = 'No fixed IP addresses available for network: %(net)s'
+
+
+class FixedIpAlreadyInUse(NovaException):
+    msg_fmt = ('Fixed IP address %(address)s is already in use on instance '
+               '%(instance_uuid)s.')
+
+
+class FixedIpInvalidOnHost(Invalid):
+    msg_fmt = 'The fixed IP associated with port %(port_id)s is not valid.'
+
+
+class PortLimitExceeded(OverQuota):
+    msg_fmt = 'Maximum number of ports exceeded'
+
+
+class SecurityGroupNotFound(NotFound):
+    msg_fmt = 'Security group %(security_group_id)s not found.'
+
+
+class UnableToAutoAllocateNetwork(Invalid):
+    msg_fmt = ('Unable to automatically allocate a network for project '
+               '%(project_id)s')
+
+
+class PortBindingFailed(Invalid):
+    msg_fmt = ('Binding failed for port %(port_id)s, please check neutron '
+               'logs for more information.')
+
+
+class PortBindingActivationFailed(NovaException):
+    msg_fmt = ('Failed to activate binding for port %(port_id)s on host '
+               '%(host)s.')
+
+
+class PortBindingDeletionFailed(NovaException):
+    msg_fmt = ('Failed to delete binding for port(s) %(port_id)s on host '
+               '%(host)s.')
+
+
+class PortUpdateFailed(Invalid):
+    msg_fmt = 'Port update failed for port %(port_id)s: %(reason)s'
+
+
+class VolumeServiceUnavailable(NovaException):
+    msg_fmt = 'The volume service is unavailable: %(reason)s'
+    code = 503
+
+
+class CinderConnectionFailed(NovaException):
+    msg_fmt = 'Connection to cinder host failed: %(reason)s'
+
+
+class InvalidVolume(Invalid):
+    msg_fmt = 'Invalid volume: %(reason)s'
+
+
+class VolumeAttachmentNotFound(NotFound):
+    msg_fmt = 'Volume attachment %(attachment_id)s could not be found.'
+
+
+class VolumeLimitExceeded(OverQuota):
+    msg_fmt = 'Volume resource quota exceeded: %(reason)s'
+
+
+class InvalidVolumeAccessMode(Invalid):
+    msg_fmt = 'Invalid access_mode %(access_mode)s for volume.'
+
+
+class MismatchVolumeAZException(Invalid):
+    msg_fmt = ('The availability zone of volume %(volume_id)s (%(volume_az)s)'
+               ' does not match the instance\'s (%(instance_az)s).')
+
+
+class SnapshotNotFound(NotFound):
+    msg_fmt = 'Snapshot %(snapshot_id)s could not be found.'

@@ -1,0 +1,83 @@
+"""Small query helpers shared by the cell-database objects.
+
+``model_query`` applies the context's ``read_deleted`` to soft-deleted
+tables; ``soft_delete`` marks rows deleted the way oslo.db's
+SoftDeleteMixin expects (``deleted`` = id, ``deleted_at`` = now).
+"""
+
+import functools
+
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from nova_clone.db.main import api as main_db_api
+from nova_clone import exception
+
+
+def model_query(context, model, *columns, read_deleted=None,
+                project_only=False):
+    """A query on ``model`` in the session of ``context``'s transaction."""
+    if read_deleted is None:
+        read_deleted = getattr(context, 'read_deleted', 'no') or 'no'
+    query = context.session.query(*(columns or (model,)))
+    if hasattr(model, 'deleted'):
+        if read_deleted == 'no':
+            query = query.filter(model.deleted == 0)
+        elif read_deleted == 'only':
+            query = query.filter(model.deleted != 0)
+        elif read_deleted != 'yes':
+            raise exception.InvalidInput(
+                reason='read_deleted must be no, yes or only, not %r'
+                % read_deleted)
+    if project_only and getattr(context, 'project_id', None) and not (
+            getattr(context, 'is_admin', False)):
+        query = query.filter(model.project_id == context.project_id)
+    return query
+
+
+def soft_delete(query, model):
+    """Soft-delete the rows ``query`` selects; returns how many."""
+    return query.update({'deleted': model.id,
+                         'deleted_at': timeutils.utcnow(),
+                         'updated_at': model.updated_at},
+                        synchronize_session=False)
+
+
+def chunks(items, size=1000):
+    """Split a long IN list so no statement grows without bound."""
+    items = list(items)
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def naive_datetimes(values, *keys):
+    """Make the datetimes in ``values`` naive UTC, as the columns store."""
+    import datetime
+    for key in keys or list(values):
+        value = values.get(key)
+        if isinstance(value, str) and key.endswith(('_at', '_time', '_up')):
+            value = timeutils.parse_isotime(value)
+        if isinstance(value, datetime.datetime) and value.tzinfo:
+            values[key] = timeutils.normalize_time(value)
+        elif isinstance(value, datetime.datetime):
+            values[key] = value
+    return values
+
+
+def _take_sqlite_write_lock(context):
+    # SQLite under WAL refuses (at once, "database is locked") to turn a
+    # transaction that has read into a writing one if another writer
+    # committed meanwhile.  Taking the write lock before the first read
+    # makes such transactions queue on the busy timeout instead.
+    session = context.session
+    if session.get_bind().dialect.name == 'sqlite':
+        session.execute(sa.text('UPDATE instances SET id = id WHERE 0 = 1'))
+
+
+def writer(f):
+    """pick_context_manager_writer, safe for read-then-write on SQLite."""
+    @functools.wraps(f)
+    def locked(context, *args, **kwargs):
+        _take_sqlite_write_lock(context)
+        return f(context, *args, **kwargs)
+    return main_db_api.pick_context_manager_writer(locked)

@@ -1,0 +1,262 @@
+"""Base classes of every versioned object, and their RPC serializer.
+
+Objects are oslo.versionedobjects classes in the ``nova`` namespace, so a
+primitive produced here has the same shape (``nova_object.name``,
+``.version``, ``.data``, ``.changes``) as one produced by Nova.  In
+nova-compute ``NovaObject.indirection_api`` is the conductor RPC API and
+``@remotable`` methods run in the conductor instead of locally.
+"""
+
+import contextlib
+import datetime
+import functools
+import importlib
+import traceback
+
+from oslo_log import log as logging
+from oslo_utils import versionutils
+from oslo_versionedobjects import base as ovoo_base
+from oslo_versionedobjects import exception as ovoo_exc
+
+from nova_clone import exception
+from nova_clone.objects import fields as obj_fields
+
+LOG = logging.getLogger(__name__)
+
+remotable = ovoo_base.remotable
+remotable_classmethod = ovoo_base.remotable_classmethod
+obj_make_list = ovoo_base.obj_make_list
+
+
+def get_attrname(name):
+    """The attribute that holds field ``name``'s value on an object."""
+    return ovoo_base._get_attrname(name)
+
+
+class NovaObjectRegistry(ovoo_base.VersionedObjectRegistry):
+    """Registers objects and publishes the newest version of each class
+    as an attribute of the ``nova_clone.objects`` package
+    (``objects.Instance``)."""
+
+    notification_classes = []
+
+    def registration_hook(self, cls, index):
+        package = importlib.import_module('nova_clone.objects')
+        version = versionutils.convert_version_to_tuple(cls.VERSION)
+        current = getattr(package, cls.obj_name(), None)
+        if current is None or version >= versionutils.convert_version_to_tuple(
+                current.VERSION):
+            setattr(package, cls.obj_name(), cls)
+
+    @classmethod
+    def register_notification(cls, notification_cls):
+        """Register a notification payload class (kept apart so that the
+        object-hash tests can tell them from data objects)."""
+        cls.register_if(False)(notification_cls)
+        cls.notification_classes.append(notification_cls)
+        return notification_cls
+
+    @classmethod
+    def register_notification_objects(cls):
+        for notification_cls in cls.notification_classes:
+            cls.register(notification_cls)
+
+
+class NovaObject(ovoo_base.VersionedObject):
+    """Base of all nova-clone versioned objects."""
+
+    OBJ_SERIAL_NAMESPACE = 'nova_object'
+    OBJ_PROJECT_NAMESPACE = 'nova'
+
+    # Computed, read-only attributes (such as Instance.name) that dict-style
+    # access and obj_to_primitive() expose next to the fields.
+    obj_extra_fields = []
+
+    @contextlib.contextmanager
+    def obj_alternate_context(self, context):
+        """Use ``context`` for the duration of the block."""
+        original = self._context
+        self._context = context
+        try:
+            yield
+        finally:
+            self._context = original
+
+    @contextlib.contextmanager
+    def obj_as_admin(self):
+        """Run the block with an elevated copy of the object's context."""
+        if self._context is None:
+            raise exception.OrphanedObjectError(method='obj_as_admin',
+                                                objtype=self.obj_name())
+        original = self._context
+        self._context = original.elevated()
+        try:
+            yield
+        finally:
+            self._context = original
+
+
+class NovaObjectDictCompat(ovoo_base.VersionedObjectDictCompat):
+    """Lets old code read an object like a dict (``obj['name']``)."""
+
+    def __iter__(self):
+        for name in self.obj_fields:
+            if (self.obj_attr_is_set(name) or
+                    name in self.obj_extra_fields):
+                yield name
+
+    def keys(self):
+        return list(self)
+
+
+class NovaTimestampObject:
+    """Mixin: created_at and updated_at."""
+
+    fields = {
+        'created_at': obj_fields.DateTimeField(nullable=True),
+        'updated_at': obj_fields.DateTimeField(nullable=True),
+    }
+
+
+class NovaPersistentObject:
+    """Mixin: the timestamp and soft-delete columns of a cell table."""
+
+    fields = {
+        'created_at': obj_fields.DateTimeField(nullable=True),
+        'updated_at': obj_fields.DateTimeField(nullable=True),
+        'deleted_at': obj_fields.DateTimeField(nullable=True),
+        'deleted': obj_fields.BooleanField(default=False),
+    }
+
+
+class ObjectListBase(ovoo_base.ObjectListBase):
+    """A list of objects; ``objects`` holds the items."""
+
+    # Nova lists keep the history of their item versions here; the items'
+    # own versions are enough for us, so no mapping is needed.
+    child_versions = {}
+
+
+def _exception_to_primitive(exc):
+    return {'nova_exception.class': '%s.%s' % (type(exc).__module__,
+                                               type(exc).__name__),
+            'nova_exception.message': str(exc),
+            'nova_exception.kwargs': {
+                k: v for k, v in getattr(exc, 'kwargs', {}).items()
+                if isinstance(v, (str, int, float, bool, type(None)))}}
+
+
+def _exception_from_primitive(primitive):
+    path = primitive.get('nova_exception.class', '')
+    message = primitive.get('nova_exception.message', '')
+    kwargs = dict(primitive.get('nova_exception.kwargs') or {})
+    module_name, _, name = path.rpartition('.')
+    # Only rebuild our own exception classes; anything else comes back as
+    # a NovaException with the same message rather than being imported.
+    if module_name == 'nova_clone.exception':
+        cls = getattr(exception, name, None)
+        if isinstance(cls, type) and issubclass(cls, exception.NovaException):
+            try:
+                exc = cls(message=message, **kwargs)
+            except Exception:
+                exc = cls(message=message)
+            return exc
+    return exception.NovaException(message=message)
+
+
+class NovaObjectSerializer(ovoo_base.VersionedObjectSerializer):
+    """Turns objects (inside lists, tuples, sets and dicts, too) into
+    primitives and back; an object too new for this side is backported by
+    the conductor when indirection is in use.  Exceptions travel as a
+    small dict and are rebuilt on the other side; everything else is left
+    to oslo.messaging's JSON encoding (datetimes become strings)."""
+
+    OBJ_BASE_CLASS = NovaObject
+
+    def serialize_entity(self, context, entity):
+        if isinstance(entity, BaseException):
+            return _exception_to_primitive(entity)
+        return super().serialize_entity(context, entity)
+
+    def deserialize_entity(self, context, entity):
+        if isinstance(entity, dict) and 'nova_exception.class' in entity:
+            return _exception_from_primitive(entity)
+        return super().deserialize_entity(context, entity)
+
+    def _process_iterable(self, context, action_fn, values):
+        # Keep dict keys as they are, keep tuples as tuples.
+        if isinstance(values, tuple):
+            return tuple(action_fn(context, value) for value in values)
+        return super()._process_iterable(context, action_fn, values)
+
+
+def obj_to_primitive(obj):
+    """A plain-Python view of ``obj`` (objects become dicts of their set
+    fields), for building API responses and notifications."""
+    if isinstance(obj, ObjectListBase):
+        return [obj_to_primitive(x) for x in obj]
+    if isinstance(obj, NovaObject):
+        result = {}
+        for key in obj.obj_fields:
+            if obj.obj_attr_is_set(key) or key in obj.obj_extra_fields:
+                result[key] = obj_to_primitive(getattr(obj, key))
+        return result
+    if isinstance(obj, (list, tuple, set)):
+        return [obj_to_primitive(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: obj_to_primitive(v) for k, v in obj.items()}
+    return obj
+
+
+def obj_equal_prims(obj_1, obj_2, ignore=None):
+    """True if two objects serialize the same (ignoring ``changes`` and the
+    fields named in ``ignore``)."""
+    def strip(prim):
+        if isinstance(prim, dict):
+            return {k: strip(v) for k, v in prim.items()
+                    if k != 'nova_object.changes' and
+                    not (ignore and k in ignore)}
+        if isinstance(prim, list):
+            return [strip(v) for v in prim]
+        return prim
+    return strip(obj_1.obj_to_primitive()) == strip(obj_2.obj_to_primitive())
+
+
+def serialize_args(fn):
+    """Decorator: turn datetimes, exceptions and tracebacks in the arguments
+    into strings, so a remotable method can send them over RPC.  Goes
+    above ``@remotable_classmethod`` / ``@remotable``."""
+
+    def to_string(key, value):
+        if isinstance(value, datetime.datetime):
+            return value.isoformat()
+        if key == 'exc_tb' and value and not isinstance(value, str):
+            return ''.join(traceback.format_tb(value))
+        if key == 'exc_val' and value:
+            return str(value)
+        return value
+
+    def convert(args, kwargs):
+        args = [to_string(None, a) for a in args]
+        kwargs = {k: to_string(k, v) for k, v in kwargs.items()}
+        return args, kwargs
+
+    if isinstance(fn, classmethod):
+        def class_wrapper(cls, *args, **kwargs):
+            args, kwargs = convert(args, kwargs)
+            return fn.__get__(None, cls)(*args, **kwargs)
+        class_wrapper.remotable = getattr(fn.__func__, 'remotable', False)
+        class_wrapper.original_fn = fn
+        functools.update_wrapper(class_wrapper, fn.__func__)
+        return classmethod(class_wrapper)
+
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        args, kwargs = convert(args, kwargs)
+        return fn(self, *args, **kwargs)
+    wrapper.remotable = getattr(fn, 'remotable', False)
+    wrapper.original_fn = fn
+    return wrapper
+
+
+IncompatibleObjectVersion = ovoo_exc.IncompatibleObjectVersion
