@@ -671,3 +671,38 @@ class MismatchVolumeAZException(Invalid):
 
 class SnapshotNotFound(NotFound):
     msg_fmt = 'Snapshot %(snapshot_id)s could not be found.'
+
+
+# -- libvirt virt driver (appended by the libvirt helper) -------------------
+
+class InternalError(NovaException):
+    msg_fmt = '%(err)s'
+
+
+class VolumeDriverNotFound(NotFound):
+    msg_fmt = 'Could not find a handler for %(driver_type)s volume.'
+
+
+class DiskNotFound(NotFound):
+    msg_fmt = 'No disk at %(location)s'
+
+
+class DeviceDetachFailed(NovaException):
+    msg_fmt = 'Device detach failed for %(device)s: %(reason)s'
+
+
+class InstancePowerOffFailure(Invalid):
+    msg_fmt = 'Failed to power off instance: %(reason)s'
+
+
+class InstancePowerOnFailure(Invalid):
+    msg_fmt = 'Failed to power on instance: %(reason)s'
+
+
+class InstanceRebootFailure(Invalid):
+    msg_fmt = 'Failed to reboot instance: %(reason)s'
+
+
+class InvalidVirtType(Invalid):
+    msg_fmt = ('[libvirt] virt_type=%(virt_type)s cannot work on this host: '
+               '%(reason)s')

@@ -18,12 +18,6 @@ compute_opts = [
                  'ratio reported to Placement (default 1.0).'),
     cfg.FloatOpt('disk_allocation_ratio', help='Virtual disk to physical '
                  'disk ratio reported to Placement (default 1.0).'),
-    cfg.IntOpt('reserved_host_memory_mb', default=512, min=0,
-               help='Memory kept back for the host.'),
-    cfg.IntOpt('reserved_host_disk_mb', default=0, min=0,
-               help='Disk kept back for the host.'),
-    cfg.IntOpt('reserved_host_cpus', default=0, min=0,
-               help='CPUs kept back for the host.'),
 ]
 
 

@@ -5,6 +5,12 @@ import socket
 from oslo_config import cfg
 
 service_opts = [
+    cfg.IntOpt('reserved_host_memory_mb', default=512, min=0,
+               help='Memory kept back for the host.'),
+    cfg.IntOpt('reserved_host_disk_mb', default=0, min=0,
+               help='Disk kept back for the host.'),
+    cfg.IntOpt('reserved_host_cpus', default=0, min=0,
+               help='CPUs kept back for the host.'),
     cfg.StrOpt('host', default=socket.gethostname(), sample_default='<hostname>',
                help='Name of this node; a compute service is addressed by it '
                     'over RPC and in the services table.'),

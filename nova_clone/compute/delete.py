@@ -1,0 +1,165 @@
+"""The delete flow (terminate_instance) and the teardown steps it shares
+with failed builds and the reaping of deleted-but-running guests."""
+
+from oslo_log import log as logging
+from oslo_serialization import jsonutils
+from oslo_utils import excutils
+from oslo_utils import timeutils
+
+from nova_clone.compute import events as compute_events
+from nova_clone.compute import power_state
+from nova_clone.compute import utils as compute_utils
+from nova_clone.compute import vm_states
+from nova_clone import exception
+
+LOG = logging.getLogger(__name__)
+
+
+def _is_volume_bdm(bdm):
+    return getattr(bdm, 'destination_type', None) == 'volume'
+
+
+def block_device_info_from_bdms(instance, bdms):
+    mapping = []
+    for bdm in bdms or []:
+        if not _is_volume_bdm(bdm):
+            continue
+        connection_info = getattr(bdm, 'connection_info', None)
+        if isinstance(connection_info, str):
+            try:
+                connection_info = jsonutils.loads(connection_info)
+            except ValueError:
+                connection_info = None
+        mapping.append({'connection_info': connection_info,
+                        'mount_device': bdm.device_name,
+                        'delete_on_termination': bdm.delete_on_termination,
+                        'attachment_id': bdm.attachment_id})
+    return {'root_device_name': getattr(instance, 'root_device_name', None),
+            'ephemerals': [], 'swap': None,
+            'block_device_mapping': mapping}
+
+
+class DeleteMixin:
+    """terminate_instance of the compute manager."""
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def terminate_instance(self, context, instance, bdms):
+        # A build of this instance waiting for Neutron events gives up now
+        # instead of holding the delete until vif_plugging_timeout.
+        self._cancel_event_waiters(instance)
+        with self._instance_lock(instance.uuid):
+            try:
+                self._delete_instance(context, instance, bdms)
+            except exception.InstanceNotFound:
+                LOG.info('Instance %s disappeared during terminate',
+                         instance.uuid)
+            except Exception:
+                with excutils.save_and_reraise_exception():
+                    LOG.exception('Delete of instance %s failed',
+                                  instance.uuid)
+                    self._set_instance_obj_error_state(instance)
+
+    def _cancel_event_waiters(self, instance):
+        waiters = self.instance_events.clear_events_for_instance(
+            instance.uuid)
+        for waiter in waiters.values():
+            waiter.send({'name': waiter.name, 'tag': waiter.tag,
+                         'status': compute_events.CANCELLED})
+
+    def _get_bdms(self, context, instance):
+        bdm_list = compute_utils._objects().BlockDeviceMappingList
+        return bdm_list.get_by_instance_uuid(context, instance.uuid)
+
+    def _delete_instance(self, context, instance, bdms):
+        if bdms is None:
+            bdms = self._get_bdms(context, instance)
+        compute_utils.notify_about_instance_action(
+            context, instance, self.host, 'delete', phase='start', bdms=bdms)
+        self._shutdown_instance(context, instance, bdms)
+        self._cleanup_volumes(context, instance, bdms, raise_exc=False)
+        # The guest is gone: the record says so whatever task_state the
+        # API left on it.
+        instance.vm_state = vm_states.DELETED
+        instance.task_state = None
+        instance.power_state = power_state.NOSTATE
+        instance.terminated_at = timeutils.utcnow()
+        instance.save()
+        self._complete_deletion(context, instance)
+        # Only once Placement forgot the allocation: otherwise a retry of
+        # the delete must still find the instance.
+        instance.destroy()
+        compute_utils.notify_about_instance_action(
+            context, instance, self.host, 'delete', phase='end', bdms=bdms)
+
+    def _complete_deletion(self, context, instance):
+        self.rt.remove_instance(context, instance)
+        self.reportclient.delete_allocation_for_instance(
+            context, instance.uuid, force=True)
+
+    def _shutdown_instance(self, context, instance, bdms,
+                           requested_networks=None, notify=True,
+                           try_deallocate_networks=True, network_info=None):
+        """Destroy the guest, release its networks and volume connections."""
+        if network_info is None:
+            network_info = compute_events._cached_network_info(instance)
+        block_device_info = block_device_info_from_bdms(instance, bdms)
+        LOG.info('Destroying guest of instance %s on %s', instance.uuid,
+                 self.host)
+        self.driver.destroy(context, instance, network_info,
+                            block_device_info)
+        if try_deallocate_networks:
+            self._cleanup_allocated_networks(context, instance,
+                                             requested_networks,
+                                             raise_exc=True)
+        for bdm in bdms or []:
+            if not _is_volume_bdm(bdm) or not bdm.attachment_id:
+                continue
+            try:
+                self.volume_api.attachment_delete(context, bdm.attachment_id)
+            except exception.NotFound:
+                pass
+            except Exception:
+                LOG.exception('Could not delete attachment %s of volume %s',
+                              bdm.attachment_id, bdm.volume_id)
+                continue
+            if not try_deallocate_networks:
+                # A failed build: the next attempt makes its own attachment.
+                bdm.attachment_id = None
+                try:
+                    bdm.save()
+                except Exception:
+                    LOG.debug('Could not save BDM of %s', instance.uuid,
+                              exc_info=True)
+
+    def _cleanup_allocated_networks(self, context, instance,
+                                    requested_networks, raise_exc=False):
+        try:
+            self.network_api.deallocate_for_instance(
+                context, instance, requested_networks=requested_networks)
+        except Exception:
+            if raise_exc:
+                raise
+            LOG.exception('Failed to deallocate networks of %s',
+                          instance.uuid)
+        compute_events._save_network_info(instance, [])
+
+    def _cleanup_volumes(self, context, instance, bdms, raise_exc=True):
+        """Delete the volumes marked delete_on_termination."""
+        failure = None
+        for bdm in bdms or []:
+            if not (_is_volume_bdm(bdm) and bdm.volume_id and
+                    bdm.delete_on_termination):
+                continue
+            try:
+                self.volume_api.delete(context, bdm.volume_id)
+                LOG.info('Deleted volume %s of instance %s', bdm.volume_id,
+                         instance.uuid)
+            except exception.NotFound:
+                pass
+            except Exception as exc:
+                LOG.warning('Failed to delete volume %s of %s: %s',
+                            bdm.volume_id, instance.uuid, exc)
+                failure = exc
+        if failure is not None and raise_exc:
+            raise failure

@@ -1,0 +1,133 @@
+"""Client side of the compute RPC API (topic ``compute``, server = host).
+
+Messages go to the message queue of the cell the request context is
+targeted at (rpc.ClientRouter).  Methods Nova sends to the second topic
+``compute-alt`` (kept alive while a compute drains) go there when the
+version cap allows 6.5.
+
+History kept as Nova's (only the versions this client sends):
+  6.0 - the 6.x baseline (build_and_run_instance, terminate_instance,
+        external_instance_event ...)
+  6.5 - the compute-alt topic
+"""
+
+import threading
+
+import oslo_messaging as messaging
+from oslo_log import log as logging
+
+from nova_clone.conf import CONF
+from nova_clone import exception
+from nova_clone import rpc
+
+LOG = logging.getLogger(__name__)
+
+RPC_TOPIC = 'compute'
+RPC_TOPIC_ALT = 'compute-alt'
+CURRENT_VERSION = '6.5'
+
+# Release names accepted in [upgrade_levels] compute.
+VERSION_ALIASES = {
+    'epoxy': '6.4',
+    'flamingo': '6.4',
+    'gazpacho': '6.5',
+    'hibiscus': '6.5',
+}
+
+
+def _version_cap():
+    levels = getattr(CONF, 'upgrade_levels', None)
+    level = getattr(levels, 'compute', None) if levels is not None else None
+    if not level or level == 'auto':
+        # "auto" would ask every cell for the oldest compute; this
+        # deployment runs one release, so the current version is the cap.
+        return CURRENT_VERSION
+    return VERSION_ALIASES.get(level.lower(), level)
+
+
+def _compute_host(host, instance):
+    """The host to send to: the given one, else the instance's."""
+    if host:
+        return host
+    if instance is None:
+        raise exception.NovaException('No compute host specified')
+    if not instance.host:
+        raise exception.NovaException(
+            'Unable to find host for Instance %s' % instance.uuid)
+    return instance.host
+
+
+class ComputeAPI:
+    """Client of nova-compute's RPC API."""
+
+    def __init__(self):
+        target = messaging.Target(topic=RPC_TOPIC, version='6.0')
+        self.version_cap = _version_cap()
+        default_client = rpc.get_client(target, version_cap=self.version_cap)
+        self.router = rpc.ClientRouter(default_client)
+
+    def _prepare(self, ctxt, server, version='6.0', alt=False, **kwargs):
+        client = self.router.client(ctxt)
+        topic = RPC_TOPIC
+        if alt and client.can_send_version('6.5'):
+            topic = RPC_TOPIC_ALT
+        return client.prepare(server=server, version=version, topic=topic,
+                              **kwargs)
+
+    # -- build / delete ------------------------------------------------------
+
+    def build_and_run_instance(self, ctxt, instance, host, image,
+                               request_spec, filter_properties,
+                               admin_password=None, injected_files=None,
+                               requested_networks=None, security_groups=None,
+                               block_device_mapping=None, node=None,
+                               limits=None, host_list=None,
+                               accel_uuids=None):
+        cctxt = self._prepare(ctxt, host)
+        cctxt.cast(ctxt, 'build_and_run_instance', instance=instance,
+                   image=image, request_spec=request_spec,
+                   filter_properties=filter_properties,
+                   admin_password=admin_password,
+                   injected_files=injected_files,
+                   requested_networks=requested_networks,
+                   security_groups=security_groups,
+                   block_device_mapping=block_device_mapping, node=node,
+                   limits=limits, host_list=host_list,
+                   accel_uuids=accel_uuids)
+
+    def terminate_instance(self, ctxt, instance, bdms):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'terminate_instance', instance=instance, bdms=bdms)
+
+    # -- host ------------------------------------------------------------
+
+    def set_host_enabled(self, ctxt, host, enabled):
+        cctxt = self._prepare(ctxt, host)
+        return cctxt.call(ctxt, 'set_host_enabled', enabled=enabled)
+
+    # -- events ------------------------------------------------------------
+
+    def external_instance_event(self, ctxt, instances, events, host=None):
+        instance = instances[0] if instances else None
+        cctxt = self._prepare(ctxt, _compute_host(host, instance), alt=True)
+        cctxt.cast(ctxt, 'external_instance_event', instances=instances,
+                   events=events)
+
+
+_API = None
+_API_LOCK = threading.Lock()
+
+
+def get_compute_rpcapi():
+    """The process-wide ComputeAPI client (built on first use)."""
+    global _API
+    with _API_LOCK:
+        if _API is None:
+            _API = ComputeAPI()
+        return _API
+
+
+def reset_compute_rpcapi():
+    global _API
+    with _API_LOCK:
+        _API = None

@@ -1,0 +1,1 @@
+"""Hypervisor drivers behind one interface (driver.ComputeDriver)."""

@@ -1,0 +1,197 @@
+"""The compute RPC client: topics, servers, casts and cell routing.
+
+Messages go through oslo.messaging's in-process ``fake://`` driver to real
+RPC servers, so what arrives is what a nova-compute would receive.  The
+fake driver's exchanges are process-wide, so each transport here gets its
+own exchange (and is never cleaned up: that would clear everyone's).
+"""
+
+import importlib
+import queue
+
+from oslo_config import cfg
+import oslo_messaging as messaging
+from oslo_utils import uuidutils
+import pytest
+
+from nova_clone.compute import rpcapi
+from nova_clone import context as nova_context
+from nova_clone.objects import instance as instance_obj
+from nova_clone import rpc
+
+UUID = '4c2e4f9e-7a4b-4d5e-9a57-0123456789ab'
+
+
+class Endpoint:
+    target = messaging.Target(version='6.5')
+
+    def __init__(self, topic, received):
+        self.topic = topic
+        self.received = received
+
+    def build_and_run_instance(self, context, instance, **kwargs):
+        self.received.put((self.topic, 'build_and_run_instance', instance,
+                           kwargs, context))
+
+    def terminate_instance(self, context, instance, bdms):
+        self.received.put((self.topic, 'terminate_instance', instance,
+                           {'bdms': bdms}, context))
+
+    def set_host_enabled(self, context, enabled):
+        return '%s on %s' % ('enabled' if enabled else 'disabled',
+                             self.topic)
+
+    def external_instance_event(self, context, instances, events):
+        self.received.put((self.topic, 'external_instance_event',
+                           instances, {'events': events}, context))
+
+
+# What oslo.messaging's own ConfFixture registers on a fresh ConfigOpts.
+_MESSAGING_OPTS = [
+    ('oslo_messaging.rpc.client', '_client_opts', None),
+    ('oslo_messaging.transport', '_transport_opts', None),
+    ('oslo_messaging.rpc.dispatcher', '_dispatcher_opts', None),
+    ('oslo_messaging._metrics.client', 'oslo_messaging_metrics',
+     'oslo_messaging_metrics'),
+    ('oslo_messaging._tracing.client', 'oslo_messaging_tracing',
+     'oslo_messaging_tracing'),
+]
+
+
+def _private_transport():
+    conf = cfg.ConfigOpts()
+    for module, attr, group in _MESSAGING_OPTS:
+        conf.register_opts(getattr(importlib.import_module(module), attr),
+                           group=group)
+    conf([])
+    conf.set_override('control_exchange',
+                      'nc_compute_%s' % uuidutils.generate_uuid()[:12])
+    return messaging.get_rpc_transport(conf, url='fake://')
+
+
+@pytest.fixture
+def transport(monkeypatch):
+    tr = _private_transport()
+    monkeypatch.setattr(rpc, 'TRANSPORT', tr)
+    rpcapi.reset_compute_rpcapi()
+    yield tr
+    rpcapi.reset_compute_rpcapi()
+
+
+def _serve(transport, host, received):
+    servers = []
+    for topic in (rpcapi.RPC_TOPIC, rpcapi.RPC_TOPIC_ALT):
+        server = rpc.get_server(messaging.Target(topic=topic, server=host),
+                                [Endpoint(topic, received)],
+                                transport=transport)
+        server.start()
+        servers.append(server)
+    return servers
+
+
+def _stop(servers):
+    for server in servers:
+        server.stop()
+        server.wait()
+
+
+def _ctxt():
+    return nova_context.RequestContext(user_id='u', project_id='p',
+                                       request_id='req-compute-rpc-test')
+
+
+def _instance(host='h1'):
+    return instance_obj.Instance(uuid=UUID, host=host)
+
+
+def test_build_is_cast_to_the_chosen_host(transport):
+    received = queue.Queue()
+    servers = _serve(transport, 'h1', received) + \
+        _serve(transport, 'h2', queue.Queue())
+    try:
+        rpcapi.get_compute_rpcapi().build_and_run_instance(
+            _ctxt(), _instance(host='h1'), 'h1', {'id': 'img'}, None,
+            {'retry': {'num_attempts': 1}}, node='h1',
+            host_list=[], block_device_mapping=[])
+        topic, method, inst, kwargs, ctxt = received.get(timeout=5)
+    finally:
+        _stop(servers)
+    assert (topic, method) == ('compute', 'build_and_run_instance')
+    assert isinstance(inst, instance_obj.Instance) and inst.uuid == UUID
+    assert kwargs['filter_properties'] == {'retry': {'num_attempts': 1}}
+    assert kwargs['image'] == {'id': 'img'} and kwargs['node'] == 'h1'
+    assert ctxt.request_id == 'req-compute-rpc-test'
+
+
+def test_terminate_goes_to_the_instance_host(transport):
+    received = queue.Queue()
+    servers = _serve(transport, 'h2', received)
+    try:
+        rpcapi.get_compute_rpcapi().terminate_instance(
+            _ctxt(), _instance(host='h2'), [])
+        topic, method, inst, kwargs, _ = received.get(timeout=5)
+    finally:
+        _stop(servers)
+    assert (topic, method, kwargs) == ('compute', 'terminate_instance',
+                                       {'bdms': []})
+
+
+def test_terminate_of_an_instance_without_host_is_a_clean_error(transport):
+    with pytest.raises(Exception) as err:
+        rpcapi.get_compute_rpcapi().terminate_instance(
+            _ctxt(), _instance(host=None), [])
+    assert 'Unable to find host' in str(err.value)
+
+
+def test_external_events_use_the_alt_topic(transport):
+    received = queue.Queue()
+    servers = _serve(transport, 'h1', received)
+    try:
+        rpcapi.get_compute_rpcapi().external_instance_event(
+            _ctxt(), [_instance()], [{'name': 'network-vif-plugged',
+                                      'tag': 'p', 'server_uuid': UUID}])
+        topic, method, instances, kwargs, _ = received.get(timeout=5)
+    finally:
+        _stop(servers)
+    assert (topic, method) == ('compute-alt', 'external_instance_event')
+    assert [i.uuid for i in instances] == [UUID]
+    assert kwargs['events'][0]['name'] == 'network-vif-plugged'
+
+
+def test_older_version_cap_keeps_events_on_the_main_topic(transport,
+                                                          monkeypatch):
+    monkeypatch.setattr(rpcapi, '_version_cap', lambda: '6.4')
+    received = queue.Queue()
+    servers = _serve(transport, 'h1', received)
+    try:
+        rpcapi.ComputeAPI().external_instance_event(
+            _ctxt(), [_instance()], [], host='h1')
+        topic, method, _, _, _ = received.get(timeout=5)
+    finally:
+        _stop(servers)
+    assert (topic, method) == ('compute', 'external_instance_event')
+
+
+def test_a_cell_targeted_context_uses_the_cell_transport(transport):
+    cell_transport = _private_transport()
+    top, cell = queue.Queue(), queue.Queue()
+    servers = _serve(transport, 'h1', top) + \
+        _serve(cell_transport, 'h1', cell)
+    try:
+        ctxt = _ctxt()
+        ctxt.mq_connection = cell_transport
+        rpcapi.get_compute_rpcapi().terminate_instance(ctxt, _instance(), [])
+        assert cell.get(timeout=5)[1] == 'terminate_instance'
+        assert top.empty()
+    finally:
+        _stop(servers)
+
+
+def test_set_host_enabled_is_a_call_answered_by_the_host(transport):
+    servers = _serve(transport, 'h1', queue.Queue())
+    try:
+        answer = rpcapi.get_compute_rpcapi().set_host_enabled(
+            _ctxt(), 'h1', False)
+    finally:
+        _stop(servers)
+    assert answer == 'disabled on compute'
