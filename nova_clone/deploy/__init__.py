@@ -1,0 +1,1 @@
+"""Deployments of nova-clone: embedded (one process) and stack (many)."""

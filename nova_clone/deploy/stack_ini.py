@@ -1,0 +1,73 @@
+"""Writing the stack's INI configuration files.
+
+A plain writer rather than configparser: values such as
+``%(project_id)s`` must reach the file verbatim and option names keep
+their case.
+"""
+
+import os
+
+
+def render(sections):
+    """sections: {section: {option: value}} in the order to write them.
+
+    None values are left out; booleans become true/false.
+    """
+    out = []
+    for section, options in sections.items():
+        out.append('[%s]' % section)
+        for key, value in options.items():
+            if value is None:
+                continue
+            if isinstance(value, bool):
+                value = 'true' if value else 'false'
+            out.append('%s = %s' % (key, value))
+        out.append('')
+    return '\n'.join(out)
+
+
+def write(path, sections):
+    """Write the file (mode 0600: it holds passwords); return path."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    text = render(sections)
+    tmp = path + '.tmp'
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, 'w') as f:
+        f.write(text)
+    os.replace(tmp, path)
+    return path
+
+
+def authtoken(layout, username, password=None, **extra):
+    """A [keystone_authtoken] section for a service user of the stack."""
+    section = {
+        'www_authenticate_uri': layout.url('keystone'),
+        'auth_url': layout.url('keystone'),
+        'auth_type': 'password',
+        'project_domain_name': 'Default',
+        'user_domain_name': 'Default',
+        'project_name': 'service',
+        'username': username,
+        'password': password or layout.service_password,
+        'region_name': 'RegionOne',
+        'service_token_roles_required': True,
+    }
+    section.update(extra)
+    return section
+
+
+def service_auth(layout, username, **extra):
+    """keystoneauth1 password options for a client group ([placement],
+    [neutron], [service_user], ...)."""
+    section = {
+        'auth_type': 'password',
+        'auth_url': layout.url('keystone'),
+        'project_domain_name': 'Default',
+        'user_domain_name': 'Default',
+        'project_name': 'service',
+        'username': username,
+        'password': layout.service_password,
+        'region_name': 'RegionOne',
+    }
+    section.update(extra)
+    return section
