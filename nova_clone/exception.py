@@ -706,3 +706,11 @@ class InstanceRebootFailure(Invalid):
 class InvalidVirtType(Invalid):
     msg_fmt = ('[libvirt] virt_type=%(virt_type)s cannot work on this host: '
                '%(reason)s')
+
+
+class InvalidSharedStorage(Invalid):
+    msg_fmt = '%(path)s is not on shared storage: %(reason)s'
+
+
+class InvalidLocalStorage(Invalid):
+    msg_fmt = '%(path)s is not on local storage: %(reason)s'

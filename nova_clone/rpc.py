@@ -24,6 +24,10 @@ NOTIFIER = None
 # vhost sees the same queues.
 messaging.set_transport_defaults(control_exchange='nova')
 
+# Exceptions raised by a callee are rebuilt as these classes by the caller
+# (NoValidHost stays NoValidHost), instead of arriving as RemoteError.
+ALLOWED_EXMODS = ['nova_clone.exception']
+
 
 def init(conf=CONF):
     """Create the process-wide transports; idempotent."""
@@ -31,7 +35,8 @@ def init(conf=CONF):
     if TRANSPORT is not None:
         return
     TRANSPORT = create_transport(None, conf)
-    NOTIFICATION_TRANSPORT = messaging.get_notification_transport(conf)
+    NOTIFICATION_TRANSPORT = messaging.get_notification_transport(
+        conf, allowed_remote_exmods=ALLOWED_EXMODS)
     serializer = RequestContextSerializer(_object_serializer())
     NOTIFIER = messaging.Notifier(NOTIFICATION_TRANSPORT,
                                   serializer=serializer,
@@ -50,7 +55,8 @@ def create_transport(url, conf=CONF):
     """A transport for ``url`` (None = [DEFAULT] transport_url)."""
     if url and TRANSPORT is not None and url == conf.transport_url:
         return TRANSPORT
-    return messaging.get_rpc_transport(conf, url=url)
+    return messaging.get_rpc_transport(conf, url=url,
+                                       allowed_remote_exmods=ALLOWED_EXMODS)
 
 
 def _object_serializer():

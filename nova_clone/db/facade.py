@@ -49,11 +49,17 @@ def _sqlite_on_connect(dbapi_con, con_record):
 
 
 def _sqlite_begin_immediate(conn):
-    # Runs before oslo.db's own BEGIN listener, which then sees the marker
-    # and does nothing.
-    if 'in_transaction' not in conn.info:
+    # oslo.db's own 'begin' listener has just sent a deferred BEGIN, which
+    # holds no lock yet; swap it for BEGIN IMMEDIATE so a writer that reads
+    # first queues for the write lock instead of failing on the upgrade.
+    if not conn.info.get('immediate'):
+        conn.exec_driver_sql('ROLLBACK')
         conn.exec_driver_sql('BEGIN IMMEDIATE')
-        conn.info['in_transaction'] = True
+        conn.info['immediate'] = True
+
+
+def _sqlite_end_transaction(conn):
+    conn.info.pop('immediate', None)
 
 
 class _LazyFactory(enginefacade._TransactionFactory):
@@ -96,7 +102,10 @@ class _LazyFactory(enginefacade._TransactionFactory):
             for engine in {self._writer_engine, self._reader_engine}:
                 sa.event.listen(engine, 'connect', _sqlite_on_connect)
             sa.event.listen(self._writer_engine, 'begin',
-                            _sqlite_begin_immediate, insert=True)
+                            _sqlite_begin_immediate)
+            for name in ('commit', 'rollback'):
+                sa.event.listen(self._writer_engine, name,
+                                _sqlite_end_transaction)
         LOG.debug('Database engine started for %s',
                   self._group or 'a cell database')
 

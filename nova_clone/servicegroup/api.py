@@ -120,6 +120,8 @@ class Heartbeat:
                               self.interval)
 
     def stop(self, timeout=None):
+        # A beat in flight may wait on an unreachable conductor; the thread
+        # is a daemon, so do not hold the shutdown for it.
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout)
+            self._thread.join(min(timeout or 1.0, 1.0))

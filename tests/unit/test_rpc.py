@@ -39,6 +39,10 @@ class _Endpoint:
                 'log_request_id': current.request_id if current else None,
                 'widget': widget}
 
+    def fail(self, context):
+        from nova_clone import exception
+        raise exception.NoValidHost(reason='nothing fits')
+
     def remember(self, context, widget):
         self.seen = {'request_id': context.request_id, 'widget': widget}
         self.cast_seen.set()
@@ -89,3 +93,11 @@ def test_cast_arrives(fake_rpc):
     assert endpoint.cast_seen.wait(5)
     assert endpoint.seen['request_id'] == ctx.request_id
     assert endpoint.seen['widget'].name == 'c'
+
+
+def test_callee_exception_arrives_as_its_own_class(fake_rpc):
+    from nova_clone import exception
+    client, _ = fake_rpc
+    with pytest.raises(exception.NoValidHost) as info:
+        client.call(_ctx(), 'fail')
+    assert 'No valid host was found. nothing fits' in str(info.value)

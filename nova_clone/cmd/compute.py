@@ -1,0 +1,34 @@
+"""nova-compute: runs guests on one host; never opens a database.
+
+Remotable object methods travel to the conductor (the object indirection
+API), and any attempt to create a database engine in this process fails.
+"""
+
+import sys
+
+from nova_clone.cmd import common
+
+BINARY = 'nova-compute'
+
+
+def _serve():
+    from nova_clone.conductor import rpcapi as conductor_rpcapi
+    from nova_clone.conf import CONF
+    from nova_clone.objects import base as objects_base
+    from nova_clone import service
+    common.block_db_access(BINARY)
+    objects_base.NovaObject.indirection_api = conductor_rpcapi.ConductorAPI()
+    server = service.Service.create(
+        binary=BINARY, topic='compute', manager=CONF.compute_manager,
+        host=CONF.host)
+    service.serve(server)
+    service.wait()
+    return 0
+
+
+def main(argv=None):
+    return common.run(BINARY, _serve, argv)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

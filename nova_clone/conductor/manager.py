@@ -1,0 +1,224 @@
+"""Server side of the conductor: object indirection and compute tasks.
+
+``ConductorManager`` runs remotable object methods for services that may
+not touch the database (nova-compute).  ``ComputeTaskManager`` is the
+``compute_task`` endpoint; each of its methods hands the work to the flow
+module in ``nova_clone.conductor.tasks`` that owns it.
+"""
+
+import importlib
+
+import oslo_messaging as messaging
+from oslo_log import log as logging
+from oslo_utils import versionutils
+
+from nova_clone import exception
+from nova_clone import manager
+
+LOG = logging.getLogger(__name__)
+
+
+def _task(name):
+    """The flow module ``nova_clone.conductor.tasks.<name>``."""
+    return importlib.import_module('nova_clone.conductor.tasks.' + name)
+
+
+def _newer(requested, actual):
+    req = versionutils.convert_version_to_tuple(requested)
+    act = versionutils.convert_version_to_tuple(actual)
+    return req < act or req[0] != act[0]
+
+
+class ConductorManager(manager.Manager):
+    """Runs versioned-object methods on behalf of other services."""
+
+    target = messaging.Target(version='3.0')
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault('service_name', 'conductor')
+        super().__init__(*args, **kwargs)
+        self.compute_task_mgr = ComputeTaskManager()
+        self.additional_endpoints.append(self.compute_task_mgr)
+
+    def reset(self):
+        from nova_clone import objects
+        clear = getattr(objects.Service, 'clear_min_version_cache', None)
+        if clear is not None:
+            clear()
+
+    @staticmethod
+    def _dispatch(target, method, args, kwargs):
+        try:
+            return getattr(target, method)(*args, **kwargs)
+        except Exception:
+            # The caller gets the exception; the conductor log stays quiet.
+            raise messaging.ExpectedException()
+
+    def object_class_action_versions(self, context, objname, objmethod,
+                                     object_versions, args, kwargs):
+        from nova_clone.objects import base as objects_base
+        wanted = object_versions[objname]
+        objclass = objects_base.NovaObject.obj_class_from_name(
+            objname, wanted)
+        result = self._dispatch(objclass, objmethod,
+                                (context,) + tuple(args), kwargs)
+        # Send the caller the version it understands, not ours.
+        if (isinstance(result, objects_base.NovaObject) and
+                _newer(wanted, result.VERSION)):
+            result = result.obj_to_primitive(
+                target_version=wanted, version_manifest=object_versions)
+        return result
+
+    def object_action(self, context, objinst, objmethod, args, kwargs):
+        before = objinst.obj_clone()
+        result = self._dispatch(objinst, objmethod, args, kwargs)
+        # Return the fields the method changed so the caller's copy of
+        # the object ends up as ours is, plus its dirty-field list.
+        updates = {}
+        for name, field in objinst.fields.items():
+            if not objinst.obj_attr_is_set(name):
+                continue
+            value = getattr(objinst, name)
+            if (before.obj_attr_is_set(name) and
+                    getattr(before, name) == value):
+                continue
+            updates[name] = field.to_primitive(objinst, name, value)
+        updates['obj_what_changed'] = objinst.obj_what_changed()
+        return updates, result
+
+    def object_backport_versions(self, context, objinst, object_versions):
+        target = object_versions[objinst.obj_name()]
+        LOG.debug('Backporting %s to %s', objinst.obj_name(), target)
+        return objinst.obj_to_primitive(target_version=target,
+                                        version_manifest=object_versions)
+
+
+class ComputeTaskManager:
+    """The ``compute_task`` endpoint: entry points of the long flows."""
+
+    target = messaging.Target(namespace='compute_task', version='1.26')
+
+    def __init__(self):
+        self._clients = {}
+
+    # Clients of other services, built on first use so that this module
+    # loads before the packages that provide them exist.
+    def _client(self, name, module, attr):
+        client = self._clients.get(name)
+        if client is None:
+            client = getattr(importlib.import_module(module), attr)()
+            self._clients[name] = client
+        return client
+
+    @property
+    def compute_rpcapi(self):
+        return self._client('compute_rpcapi', 'nova_clone.compute.rpcapi',
+                            'ComputeAPI')
+
+    @property
+    def query_client(self):
+        return self._client('query_client',
+                            'nova_clone.scheduler.client.query',
+                            'SchedulerQueryClient')
+
+    @property
+    def report_client(self):
+        return self._client('report_client', 'nova_clone.placement.client',
+                            'SchedulerReportClient')
+
+    @property
+    def image_api(self):
+        return self._client('image_api', 'nova_clone.image.glance', 'API')
+
+    @property
+    def network_api(self):
+        return self._client('network_api', 'nova_clone.network.neutron',
+                            'API')
+
+    @property
+    def volume_api(self):
+        return self._client('volume_api', 'nova_clone.volume.cinder', 'API')
+
+    def reset(self):
+        self._clients.clear()
+
+    # -- the flows --------------------------------------------------------
+
+    @messaging.expected_exceptions(
+        exception.NoValidHost, exception.ComputeServiceUnavailable,
+        exception.InstanceInvalidState, exception.Invalid,
+        exception.Forbidden, exception.NotFound, exception.Conflict)
+    def migrate_server(self, context, instance, scheduler_hint, live, rebuild,
+                       flavor, block_migration, disk_over_commit,
+                       reservations=None, clean_shutdown=True,
+                       request_spec=None, host_list=None):
+        return _task('migrate').migrate_server(
+            self, context, instance, scheduler_hint, live, rebuild, flavor,
+            block_migration, disk_over_commit, reservations=reservations,
+            clean_shutdown=clean_shutdown, request_spec=request_spec,
+            host_list=host_list)
+
+    def live_migrate_instance(self, context, instance, scheduler_hint,
+                              block_migration, disk_over_commit,
+                              request_spec):
+        return _task('live_migrate').live_migrate_instance(
+            self, context, instance, scheduler_hint, block_migration,
+            disk_over_commit, request_spec)
+
+    def build_instances(self, context, instances, image, filter_properties,
+                        admin_password, injected_files, requested_networks,
+                        security_groups, block_device_mapping=None,
+                        legacy_bdm=True, request_spec=None, host_lists=None):
+        return _task('build').build_instances(
+            self, context, instances, image, filter_properties, admin_password,
+            injected_files, requested_networks, security_groups,
+            block_device_mapping=block_device_mapping, legacy_bdm=legacy_bdm,
+            request_spec=request_spec, host_lists=host_lists)
+
+    def schedule_and_build_instances(self, context, build_requests,
+                                     request_specs, image, admin_password,
+                                     injected_files, requested_networks,
+                                     block_device_mapping, tags=None):
+        return _task('build').schedule_and_build_instances(
+            self, context, build_requests, request_specs, image,
+            admin_password, injected_files, requested_networks,
+            block_device_mapping, tags=tags)
+
+    def unshelve_instance(self, context, instance, request_spec=None):
+        return _task('unshelve').unshelve_instance(
+            self, context, instance, request_spec=request_spec)
+
+    def rebuild_instance(self, context, instance, orig_image_ref, image_ref,
+                         injected_files, new_pass, orig_sys_metadata,
+                         bdms, recreate, on_shared_storage,
+                         preserve_ephemeral=False, host=None,
+                         request_spec=None, reimage_boot_volume=False,
+                         target_state=None):
+        return _task('rebuild').rebuild_instance(
+            self, context, instance, orig_image_ref, image_ref, injected_files,
+            new_pass, orig_sys_metadata, bdms, recreate, on_shared_storage,
+            preserve_ephemeral=preserve_ephemeral, host=host,
+            request_spec=request_spec, reimage_boot_volume=reimage_boot_volume,
+            target_state=target_state)
+
+    def cache_images(self, context, aggregate, image_ids):
+        return _task('cache_images').cache_images(
+            self, context, aggregate, image_ids)
+
+    def confirm_snapshot_based_resize(self, context, instance, migration):
+        return _task('cross_cell_migrate').confirm_snapshot_based_resize(
+            self, context, instance, migration)
+
+    def revert_snapshot_based_resize(self, context, instance, migration):
+        return _task('cross_cell_migrate').revert_snapshot_based_resize(
+            self, context, instance, migration)
+
+    def attach_volume(self, context, instance, volume_id, device=None,
+                      disk_bus=None, device_type=None, tag=None,
+                      supports_multiattach=False,
+                      delete_on_termination=False):
+        return _task('volume').attach_volume(
+            self, context, instance, volume_id, device=device,
+            disk_bus=disk_bus, device_type=device_type, tag=tag,
+            supports_multiattach=supports_multiattach,
+            delete_on_termination=delete_on_termination)

@@ -1,0 +1,467 @@
+"""Instance actions and their events: the server's action log.
+
+An action (``create``, ``delete``, ``resize``...) is recorded once per
+request; services add events (``compute_terminate_instance``...) to it with
+a result, a traceback and the host that ran them.  ``EventReporter`` and
+``wrap_instance_event`` record an event around a block or a method.
+"""
+
+import functools
+import inspect
+import traceback
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from nova_clone.db.main import api as main_db_api
+from nova_clone.db.main import models
+from nova_clone.db.main import queries
+from nova_clone import exception
+from nova_clone.objects import base
+from nova_clone.objects import fields
+
+LOG = logging.getLogger(__name__)
+
+# The message column of an action is short.
+MESSAGE_MAX = 255
+
+
+# -- queries ----------------------------------------------------------------
+
+def _action_by_request_id(context, instance_uuid, request_id):
+    return queries.model_query(context, models.InstanceAction).filter_by(
+        instance_uuid=instance_uuid, request_id=request_id).order_by(
+        models.InstanceAction.created_at.desc(),
+        models.InstanceAction.id.desc()).first()
+
+
+def _last_action(context, instance_uuid):
+    return queries.model_query(context, models.InstanceAction).filter_by(
+        instance_uuid=instance_uuid).order_by(
+        models.InstanceAction.created_at.desc(),
+        models.InstanceAction.id.desc()).first()
+
+
+def _action_for_event(context, values):
+    """The action an event belongs to, and whether to touch its updated_at.
+
+    A restarted compute finishes work under a new request id; with no
+    project (a service context) the newest action of the instance is used.
+    """
+    action = _action_by_request_id(context, values['instance_uuid'],
+                                   values['request_id'])
+    if action is not None:
+        return action, True
+    if not getattr(context, 'project_id', None):
+        action = _last_action(context, values['instance_uuid'])
+        if action is not None:
+            return action, False
+    raise exception.InstanceActionNotFound(
+        request_id=values['request_id'],
+        instance_uuid=values['instance_uuid'])
+
+
+@queries.writer
+def _action_start(context, values):
+    row = models.InstanceAction()
+    row.update(queries.naive_datetimes(values))
+    row.save(context.session)
+    return row
+
+
+@queries.writer
+def _action_finish(context, values):
+    queries.naive_datetimes(values)
+    action = _action_by_request_id(context, values['instance_uuid'],
+                                   values['request_id'])
+    if action is None:
+        raise exception.InstanceActionNotFound(
+            request_id=values['request_id'],
+            instance_uuid=values['instance_uuid'])
+    action.update(values)
+    action.save(context.session)
+    return action
+
+
+@main_db_api.pick_context_manager_reader
+def _actions_get(context, instance_uuid, limit=None, marker=None,
+                 filters=None):
+    query = queries.model_query(context, models.InstanceAction).filter_by(
+        instance_uuid=instance_uuid)
+    filters = filters or {}
+    if filters.get('changes-since'):
+        query = query.filter(models.InstanceAction.updated_at >=
+                             timeutils.normalize_time(
+                                 filters['changes-since']))
+    if filters.get('changes-before'):
+        query = query.filter(models.InstanceAction.updated_at <=
+                             timeutils.normalize_time(
+                                 filters['changes-before']))
+    order = (models.InstanceAction.created_at.desc(),
+             models.InstanceAction.id.desc())
+    if marker is not None:
+        marker_row = _action_by_request_id(context, instance_uuid, marker)
+        if marker_row is None:
+            raise exception.MarkerNotFound(marker=marker)
+        # Newest first: continue with the rows older than the marker.
+        query = query.filter(
+            (models.InstanceAction.created_at < marker_row.created_at) |
+            ((models.InstanceAction.created_at == marker_row.created_at) &
+             (models.InstanceAction.id < marker_row.id)))
+    query = query.order_by(*order)
+    if limit is not None:
+        query = query.limit(limit)
+    return query.all()
+
+
+@main_db_api.pick_context_manager_reader
+def _action_get_by_request_id(context, instance_uuid, request_id):
+    return _action_by_request_id(context, instance_uuid, request_id)
+
+
+@queries.writer
+def _event_start(context, values):
+    queries.naive_datetimes(values)
+    action, touch = _action_for_event(context, values)
+    event = models.InstanceActionEvent()
+    event.update({k: v for k, v in values.items()
+                  if k not in ('instance_uuid', 'request_id')})
+    event.action_id = action.id
+    context.session.add(event)
+    if touch:
+        action.updated_at = values['start_time']
+        action.save(context.session)
+    context.session.flush()
+    return event
+
+
+@queries.writer
+def _event_finish(context, values):
+    queries.naive_datetimes(values)
+    action, touch = _action_for_event(context, values)
+    event = queries.model_query(
+        context, models.InstanceActionEvent).filter_by(
+        action_id=action.id, event=values['event']).order_by(
+        models.InstanceActionEvent.created_at.desc(),
+        models.InstanceActionEvent.id.desc()).first()
+    if event is None:
+        raise exception.InstanceActionEventNotFound(
+            action_id=action.id, event=values['event'])
+    event.update({k: v for k, v in values.items()
+                  if k not in ('instance_uuid', 'request_id')})
+    if (values.get('result') or '').lower() == 'error':
+        action.message = 'Error'
+    if touch:
+        action.updated_at = values['finish_time']
+    action.save(context.session)
+    event.save(context.session)
+    return event
+
+
+@main_db_api.pick_context_manager_reader
+def _events_get(context, action_id):
+    return queries.model_query(context, models.InstanceActionEvent).filter_by(
+        action_id=action_id).order_by(
+        models.InstanceActionEvent.created_at.desc(),
+        models.InstanceActionEvent.id.desc()).all()
+
+
+@main_db_api.pick_context_manager_reader
+def _event_get(context, action_id, event_id):
+    return queries.model_query(context, models.InstanceActionEvent).filter_by(
+        action_id=action_id, id=event_id).first()
+
+
+def _from_db(obj, context, row):
+    for name in obj.fields:
+        value = getattr(row, name)
+        if name == 'deleted':
+            value = bool(value)
+        setattr(obj, name, value)
+    obj._context = context
+    obj.obj_reset_changes()
+    return obj
+
+
+def _failure_text(exc_val, exc_tb):
+    """(details, traceback text) of a failure, as the API shows them."""
+    details = None
+    if exc_val is not None:
+        if isinstance(exc_val, exception.NovaException):
+            details = exc_val.format_message()
+        elif isinstance(exc_val, BaseException):
+            details = type(exc_val).__name__
+        else:
+            details = str(exc_val)
+    if exc_tb is not None and not isinstance(exc_tb, str):
+        exc_tb = ''.join(traceback.format_tb(exc_tb))
+    return details, exc_tb
+
+
+# -- objects ----------------------------------------------------------------
+
+@base.NovaObjectRegistry.register
+class InstanceAction(base.NovaPersistentObject, base.NovaObject,
+                     base.NovaObjectDictCompat):
+    VERSION = '1.2'
+
+    fields = {
+        'id': fields.IntegerField(),
+        'action': fields.StringField(nullable=True),
+        'instance_uuid': fields.UUIDField(nullable=True),
+        'request_id': fields.StringField(nullable=True),
+        'user_id': fields.StringField(nullable=True),
+        'project_id': fields.StringField(nullable=True),
+        'start_time': fields.DateTimeField(nullable=True),
+        'finish_time': fields.DateTimeField(nullable=True),
+        'message': fields.StringField(nullable=True),
+    }
+
+    @staticmethod
+    def _from_db_object(context, obj, row):
+        return _from_db(obj, context, row)
+
+    @staticmethod
+    def pack_action_start(context, instance_uuid, action_name):
+        return {'request_id': context.request_id,
+                'user_id': context.user_id,
+                'project_id': context.project_id,
+                'instance_uuid': instance_uuid,
+                'action': action_name,
+                'start_time': context.timestamp,
+                'updated_at': context.timestamp}
+
+    @staticmethod
+    def pack_action_finish(context, instance_uuid):
+        now = timeutils.utcnow()
+        return {'request_id': context.request_id,
+                'instance_uuid': instance_uuid,
+                'finish_time': now,
+                'updated_at': now}
+
+    @base.remotable_classmethod
+    def get_by_request_id(cls, context, instance_uuid, request_id):
+        row = _action_get_by_request_id(context, instance_uuid, request_id)
+        if row is None:
+            return None
+        return _from_db(cls(), context, row)
+
+    @base.remotable_classmethod
+    def action_start(cls, context, instance_uuid, action_name,
+                     want_result=True):
+        row = _action_start(context, cls.pack_action_start(
+            context, instance_uuid, action_name))
+        if want_result:
+            return _from_db(cls(), context, row)
+
+    @base.remotable_classmethod
+    def action_finish(cls, context, instance_uuid, want_result=True):
+        row = _action_finish(context, cls.pack_action_finish(
+            context, instance_uuid))
+        if want_result:
+            return _from_db(cls(), context, row)
+
+    @base.remotable
+    def finish(self):
+        row = _action_finish(self._context, self.pack_action_finish(
+            self._context, self.instance_uuid))
+        _from_db(self, self._context, row)
+
+
+@base.NovaObjectRegistry.register
+class InstanceActionList(base.ObjectListBase, base.NovaObject):
+    VERSION = '1.1'
+
+    fields = {
+        'objects': fields.ListOfObjectsField('InstanceAction'),
+    }
+
+    @base.remotable_classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid, limit=None,
+                             marker=None, filters=None):
+        rows = _actions_get(context, instance_uuid, limit=limit,
+                            marker=marker, filters=filters)
+        return base.obj_make_list(context, cls(), InstanceAction, rows)
+
+
+@base.NovaObjectRegistry.register
+class InstanceActionEvent(base.NovaPersistentObject, base.NovaObject,
+                          base.NovaObjectDictCompat):
+    VERSION = '1.4'
+
+    fields = {
+        'id': fields.IntegerField(),
+        'event': fields.StringField(nullable=True),
+        'action_id': fields.IntegerField(nullable=True),
+        'start_time': fields.DateTimeField(nullable=True),
+        'finish_time': fields.DateTimeField(nullable=True),
+        'result': fields.StringField(nullable=True),
+        'traceback': fields.StringField(nullable=True),
+        'host': fields.StringField(nullable=True),
+        'details': fields.StringField(nullable=True),
+    }
+
+    @staticmethod
+    def _from_db_object(context, obj, row):
+        return _from_db(obj, context, row)
+
+    @staticmethod
+    def pack_action_event_start(context, instance_uuid, event_name,
+                                host=None):
+        return {'event': event_name,
+                'instance_uuid': instance_uuid,
+                'request_id': context.request_id,
+                'start_time': timeutils.utcnow(),
+                'host': host}
+
+    @staticmethod
+    def pack_action_event_finish(context, instance_uuid, event_name,
+                                 exc_val=None, exc_tb=None):
+        values = {'event': event_name,
+                  'instance_uuid': instance_uuid,
+                  'request_id': context.request_id,
+                  'finish_time': timeutils.utcnow()}
+        if exc_tb is None and exc_val is None:
+            values['result'] = 'Success'
+        else:
+            values['result'] = 'Error'
+            values['details'], values['traceback'] = _failure_text(
+                exc_val, exc_tb)
+        return values
+
+    @base.remotable_classmethod
+    def get_by_id(cls, context, action_id, event_id):
+        row = _event_get(context, action_id, event_id)
+        if row is None:
+            raise exception.InstanceActionEventNotFound(action_id=action_id,
+                                                        event=event_id)
+        return _from_db(cls(), context, row)
+
+    @base.remotable_classmethod
+    def event_start(cls, context, instance_uuid, event_name,
+                    want_result=True, host=None):
+        row = _event_start(context, cls.pack_action_event_start(
+            context, instance_uuid, event_name, host=host))
+        if want_result:
+            return _from_db(cls(), context, row)
+
+    @classmethod
+    def event_finish_with_failure(cls, context, instance_uuid, event_name,
+                                  exc_val=None, exc_tb=None,
+                                  want_result=None):
+        # Exceptions and tracebacks do not travel over RPC: send text.
+        details, tb_text = _failure_text(exc_val, exc_tb)
+        return cls._event_finish(context, instance_uuid, event_name,
+                                 details, tb_text, want_result)
+
+    @classmethod
+    def event_finish(cls, context, instance_uuid, event_name,
+                     want_result=True):
+        return cls._event_finish(context, instance_uuid, event_name,
+                                 None, None, want_result)
+
+    @base.remotable_classmethod
+    def _event_finish(cls, context, instance_uuid, event_name, details,
+                      tb_text, want_result):
+        values = cls.pack_action_event_finish(context, instance_uuid,
+                                              event_name)
+        if details is not None or tb_text is not None:
+            values.update(result='Error', details=details,
+                          traceback=tb_text)
+        row = _event_finish(context, values)
+        if want_result:
+            return _from_db(cls(), context, row)
+
+
+@base.NovaObjectRegistry.register
+class InstanceActionEventList(base.ObjectListBase, base.NovaObject):
+    VERSION = '1.1'
+
+    fields = {
+        'objects': fields.ListOfObjectsField('InstanceActionEvent'),
+    }
+
+    @base.remotable_classmethod
+    def get_by_action(cls, context, action_id):
+        rows = _events_get(context, action_id)
+        return base.obj_make_list(context, cls(context), InstanceActionEvent,
+                                  rows)
+
+
+# -- recording helpers ------------------------------------------------------
+
+class EventReporter:
+    """Record ``event_name`` on each instance's current action.
+
+    ``with EventReporter(ctx, 'compute_foo', host, instance_uuid): ...``
+    starts the event on entry and finishes it with Success, or Error with
+    the exception's message and traceback, on exit.  Recording problems
+    are logged, never raised, so they cannot break the work itself.
+    """
+
+    def __init__(self, context, event_name, host, *instance_uuids,
+                 graceful_exit=True):
+        self.context = context
+        self.event_name = event_name
+        self.host = host
+        self.instance_uuids = instance_uuids
+        self.graceful_exit = graceful_exit
+
+    def __enter__(self):
+        for uuid in self.instance_uuids:
+            try:
+                InstanceActionEvent.event_start(
+                    self.context, uuid, self.event_name, want_result=False,
+                    host=self.host)
+            except exception.InstanceActionNotFound:
+                LOG.debug('No action to record event %s of instance %s',
+                          self.event_name, uuid)
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        for uuid in self.instance_uuids:
+            try:
+                InstanceActionEvent.event_finish_with_failure(
+                    self.context, uuid, self.event_name, exc_val=exc_val,
+                    exc_tb=exc_tb, want_result=False)
+            except exception.NovaException as exc:
+                if not self.graceful_exit:
+                    raise
+                LOG.debug('Could not finish event %s of instance %s: %s',
+                          self.event_name, uuid, exc)
+        return False
+
+
+def _instance_uuid_of(function, args, kwargs):
+    try:
+        bound = inspect.signature(function).bind(*args, **kwargs)
+    except TypeError:
+        return None
+    instance = bound.arguments.get('instance')
+    if instance is None:
+        return bound.arguments.get('instance_uuid')
+    return instance['uuid'] if not hasattr(instance, 'uuid') \
+        else instance.uuid
+
+
+def wrap_instance_event(prefix):
+    """Decorate a manager method so it records ``<prefix>_<name>``.
+
+    The method must take ``context`` and ``instance`` (or
+    ``instance_uuid``); the event goes on the instance's current action,
+    with the manager's host.
+    """
+    def decorator(function):
+        @functools.wraps(function)
+        def wrapped(self, context, *args, **kwargs):
+            uuid = _instance_uuid_of(function, (self, context) + args,
+                                     kwargs)
+            if uuid is None:
+                return function(self, context, *args, **kwargs)
+            event_name = '%s_%s' % (prefix, function.__name__)
+            host = getattr(self, 'host', None)
+            with EventReporter(context, event_name, host, uuid):
+                return function(self, context, *args, **kwargs)
+        return wrapped
+    return decorator
+

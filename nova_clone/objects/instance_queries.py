@@ -1,0 +1,539 @@
+"""SQL behind Instance and InstanceList.
+
+Listing loads the instances with one query and each requested extra
+(metadata, system metadata, info cache, security groups, flavors and key
+pairs, tags, faults) with one more IN query, so a page costs the same
+number of statements whatever its size.
+"""
+
+from oslo_db.sqlalchemy import utils as sqlalchemyutils
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from nova_clone.db.main import api as main_db_api
+from nova_clone.db.main import models
+from nova_clone.db.main import queries
+from nova_clone import exception
+
+# Extras that live in other tables; everything else is a column.
+EXTRAS = ('metadata', 'system_metadata', 'info_cache', 'security_groups',
+          'fault', 'flavor', 'old_flavor', 'new_flavor', 'tags', 'keypairs')
+# Extras stored as JSON in instance_extra, and their column there.
+EXTRA_COLUMNS = {'flavor': 'flavor', 'old_flavor': 'flavor',
+                 'new_flavor': 'flavor', 'keypairs': 'keypairs'}
+
+# Filters matched exactly (a list means "any of"); other column filters
+# are regular expressions, as in Nova.
+EXACT_FILTERS = ('project_id', 'user_id', 'image_ref', 'vm_state',
+                 'instance_type_id', 'uuid', 'host', 'task_state', 'locked',
+                 'hidden')
+# Filters understood here that are not plain columns.
+SPECIAL_FILTERS = ('deleted', 'soft_deleted', 'changes-since',
+                   'changes-before', 'tags', 'tags-any', 'not-tags',
+                   'not-tags-any', 'metadata', 'system_metadata', 'name',
+                   'image', 'flavor', 'ip', 'ip6', 'cleaned')
+SORT_KEY_ALIASES = {'name': 'display_name'}
+
+SOFT_DELETED = 'soft-delete'
+
+
+def _column_filter(column, value):
+    if isinstance(value, (list, tuple, set)):
+        values = list(value)
+        clause = column.in_([v for v in values if v is not None])
+        if None in values:
+            clause = sa.or_(clause, column.is_(None))
+        return clause
+    if value is None:
+        return column.is_(None)
+    return column == value
+
+
+def _kv_filter(model, value):
+    """Instances having every given key/value pair (metadata filters)."""
+    pairs = []
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        pairs.extend(item.items())
+    clauses = []
+    for key, val in pairs:
+        sub = sa.select(model.instance_uuid).where(
+            model.key == key, model.value == str(val), model.deleted == 0)
+        clauses.append(models.Instance.uuid.in_(sub))
+    return clauses
+
+
+def _tags_match(tags, any_of):
+    tags = [t for t in (tags if isinstance(tags, list) else
+                        str(tags).split(',')) if t]
+    if not tags:
+        return None
+    sub = sa.select(models.Tag.resource_id).where(models.Tag.tag.in_(tags))
+    if not any_of:
+        sub = sub.group_by(models.Tag.resource_id).having(
+            sa.func.count(sa.distinct(models.Tag.tag)) == len(set(tags)))
+    return models.Instance.uuid.in_(sub)
+
+
+def build_filters(context, query, filters):
+    inst = models.Instance
+    filters = dict(filters)
+    if not getattr(context, 'is_admin', False):
+        # Ordinary users see their project's servers only, as in Nova.
+        if context.project_id:
+            filters['project_id'] = context.project_id
+        else:
+            filters['user_id'] = context.user_id
+
+    if 'deleted' in filters:
+        deleted = filters.pop('deleted')
+        soft_deleted = filters.pop('soft_deleted', None)
+        if deleted:
+            if soft_deleted is None or soft_deleted:
+                query = query.filter(sa.or_(inst.deleted != 0,
+                                            inst.vm_state == SOFT_DELETED))
+            else:
+                query = query.filter(inst.deleted != 0)
+        else:
+            query = query.filter(inst.deleted == 0)
+            if not soft_deleted:
+                query = query.filter(sa.or_(inst.vm_state != SOFT_DELETED,
+                                            inst.vm_state.is_(None)))
+    else:
+        filters.pop('soft_deleted', None)
+        read_deleted = getattr(context, 'read_deleted', 'no')
+        if read_deleted == 'no':
+            query = query.filter(inst.deleted == 0)
+        elif read_deleted == 'only':
+            query = query.filter(inst.deleted != 0)
+
+    for key, column in (('changes-since', inst.updated_at.__ge__),
+                        ('changes-before', inst.updated_at.__le__)):
+        value = filters.pop(key, None)
+        if value:
+            if isinstance(value, str):
+                value = timeutils.parse_isotime(value)
+            query = query.filter(column(timeutils.normalize_time(value)))
+
+    if 'cleaned' in filters:
+        query = query.filter(inst.cleaned == (1 if filters.pop('cleaned')
+                                              else 0))
+    for key, any_of, negate in (('tags', False, False),
+                                ('tags-any', True, False),
+                                ('not-tags', False, True),
+                                ('not-tags-any', True, True)):
+        if key in filters:
+            clause = _tags_match(filters.pop(key), any_of)
+            if clause is not None:
+                query = query.filter(~clause if negate else clause)
+    if 'metadata' in filters:
+        for clause in _kv_filter(models.InstanceMetadata,
+                                 filters.pop('metadata')):
+            query = query.filter(clause)
+    if 'system_metadata' in filters:
+        for clause in _kv_filter(models.InstanceSystemMetadata,
+                                 filters.pop('system_metadata')):
+            query = query.filter(clause)
+    # Friendly names the API layer may pass through.
+    if 'image' in filters:
+        filters.setdefault('image_ref', filters.pop('image'))
+    if 'flavor' in filters:
+        filters.setdefault('instance_type_id', filters.pop('flavor'))
+    if 'name' in filters:
+        filters.setdefault('display_name', filters.pop('name'))
+    # Addresses live in the info cache; the API filters them itself.
+    filters.pop('ip', None)
+    filters.pop('ip6', None)
+
+    for key in EXACT_FILTERS:
+        if key in filters:
+            query = query.filter(_column_filter(getattr(inst, key),
+                                                filters.pop(key)))
+
+    for key, value in filters.items():
+        column = inst.__table__.columns.get(key)
+        if column is None:
+            continue
+        if value is None:
+            query = query.filter(column.is_(None))
+            continue
+        if isinstance(value, (list, tuple, set)):
+            query = query.filter(_column_filter(column, value))
+            continue
+        query = query.filter(column.op('REGEXP')(str(value)))
+    return query
+
+
+def _sort(sort_keys, sort_dirs, sort_key, sort_dir):
+    if sort_keys is None:
+        sort_keys = [sort_key or 'created_at']
+        sort_dirs = [sort_dir or 'desc']
+    sort_keys = [SORT_KEY_ALIASES.get(k, k) for k in sort_keys]
+    sort_dirs = list(sort_dirs or [])
+    default_dir = sort_dirs[0] if sort_dirs else 'desc'
+    while len(sort_dirs) < len(sort_keys):
+        sort_dirs.append(default_dir)
+    for key, direction in zip(sort_keys, sort_dirs):
+        if key not in models.Instance.__table__.columns:
+            raise exception.InvalidInput(reason='Invalid sort key %s' % key)
+        if direction not in ('asc', 'desc'):
+            raise exception.InvalidInput(
+                reason='Invalid sort direction %s' % direction)
+    # A unique key last makes paging stable.
+    for key in ('created_at', 'id'):
+        if key not in sort_keys:
+            sort_keys.append(key)
+            sort_dirs.append(default_dir)
+    return sort_keys, sort_dirs
+
+
+@main_db_api.pick_context_manager_reader
+def instance_get_all_by_filters(context, filters, sort_key=None,
+                                sort_dir=None, limit=None, marker=None,
+                                columns_to_join=(), sort_keys=None,
+                                sort_dirs=None):
+    if limit == 0:
+        return []
+    sort_keys, sort_dirs = _sort(sort_keys, sort_dirs, sort_key, sort_dir)
+    query = build_filters(context, context.session.query(models.Instance),
+                          filters)
+    marker_row = None
+    if marker is not None:
+        marker_row = context.session.query(models.Instance).filter_by(
+            uuid=marker).first()
+        if marker_row is None:
+            raise exception.MarkerNotFound(marker=marker)
+    query = sqlalchemyutils.paginate_query(
+        query, models.Instance, limit, sort_keys, marker=marker_row,
+        sort_dirs=sort_dirs)
+    rows = query.all()
+    return load_extras(context, rows, columns_to_join)
+
+
+def load_extras(context, rows, columns_to_join):
+    """[(row, extras)] with each requested extra loaded by one query."""
+    wanted = set(columns_to_join or ())
+    uuids = [row.uuid for row in rows]
+    extras = {uuid: {} for uuid in uuids}
+    if not uuids:
+        return []
+    if 'metadata' in wanted:
+        _load_kv(context, models.InstanceMetadata, uuids, extras, 'metadata')
+    if 'system_metadata' in wanted:
+        _load_kv(context, models.InstanceSystemMetadata, uuids, extras,
+                 'system_metadata')
+    if 'info_cache' in wanted:
+        for chunk in queries.chunks(uuids):
+            for row in context.session.query(
+                    models.InstanceInfoCache.instance_uuid,
+                    models.InstanceInfoCache.network_info).filter(
+                    models.InstanceInfoCache.instance_uuid.in_(chunk)):
+                extras[row[0]]['info_cache'] = row[1]
+    if 'security_groups' in wanted:
+        sga = models.SecurityGroupInstanceAssociation
+        sg = models.SecurityGroup
+        for uuid in uuids:
+            extras[uuid]['security_groups'] = []
+        for chunk in queries.chunks(uuids):
+            for row in context.session.query(sga.instance_uuid, sg.name).join(
+                    sg, sg.id == sga.security_group_id).filter(
+                    sga.instance_uuid.in_(chunk), sga.deleted == 0,
+                    sg.deleted == 0).order_by(sga.id):
+                extras[row[0]]['security_groups'].append(row[1])
+    extra_cols = {EXTRA_COLUMNS[x] for x in wanted if x in EXTRA_COLUMNS}
+    if extra_cols:
+        ie = models.InstanceExtra
+        cols = sorted(extra_cols)
+        for chunk in queries.chunks(uuids):
+            for row in context.session.query(
+                    ie.instance_uuid, *[getattr(ie, c) for c in cols]).filter(
+                    ie.instance_uuid.in_(chunk)):
+                extras[row[0]]['extra'] = dict(zip(cols, row[1:]))
+    if 'tags' in wanted:
+        for uuid in uuids:
+            extras[uuid]['tags'] = []
+        for chunk in queries.chunks(uuids):
+            for row in context.session.query(models.Tag).filter(
+                    models.Tag.resource_id.in_(chunk)).order_by(
+                    models.Tag.tag):
+                extras[row.resource_id]['tags'].append(
+                    {'resource_id': row.resource_id, 'tag': row.tag})
+    if 'fault' in wanted:
+        for chunk in queries.chunks(uuids):
+            for row in context.session.query(models.InstanceFault).filter(
+                    models.InstanceFault.instance_uuid.in_(chunk),
+                    models.InstanceFault.deleted == 0).order_by(
+                    models.InstanceFault.created_at.desc(),
+                    models.InstanceFault.id.desc()):
+                extras[row.instance_uuid].setdefault('fault', row)
+    return [(row, extras[row.uuid]) for row in rows]
+
+
+def _load_kv(context, model, uuids, extras, name):
+    for uuid in uuids:
+        extras[uuid][name] = {}
+    for chunk in queries.chunks(uuids):
+        for row in context.session.query(
+                model.instance_uuid, model.key, model.value).filter(
+                model.instance_uuid.in_(chunk), model.deleted == 0):
+            extras[row[0]][name][row[1]] = row[2]
+
+
+@main_db_api.pick_context_manager_reader
+def instance_get_by_uuid(context, uuid, columns_to_join=()):
+    query = queries.model_query(context, models.Instance).filter_by(uuid=uuid)
+    if not getattr(context, 'is_admin', False) and context.project_id:
+        query = query.filter_by(project_id=context.project_id)
+    row = query.first()
+    if row is None:
+        raise exception.InstanceNotFound(instance_id=uuid)
+    return load_extras(context, [row], columns_to_join)[0]
+
+
+@main_db_api.pick_context_manager_reader
+def instance_get(context, instance_id, columns_to_join=()):
+    row = queries.model_query(context, models.Instance).filter_by(
+        id=instance_id).first()
+    if row is None:
+        raise exception.InstanceNotFound(instance_id=instance_id)
+    return load_extras(context, [row], columns_to_join)[0]
+
+
+# -- writes -----------------------------------------------------------------
+
+def _set_kv(context, model, instance_uuid, wanted):
+    rows = {row.key: row for row in context.session.query(model).filter_by(
+        instance_uuid=instance_uuid, deleted=0)}
+    for key, row in rows.items():
+        if key not in wanted:
+            row.soft_delete(context.session)
+        elif row.value != wanted[key]:
+            row.value = wanted[key]
+    for key, value in wanted.items():
+        if key not in rows:
+            context.session.add(model(instance_uuid=instance_uuid, key=key,
+                                      value=value))
+
+
+def _set_security_groups(context, instance_uuid, project_id, user_id,
+                         names):
+    sga = models.SecurityGroupInstanceAssociation
+    sg = models.SecurityGroup
+    current = context.session.query(sga).filter_by(
+        instance_uuid=instance_uuid, deleted=0).all()
+    for assoc in current:
+        assoc.soft_delete(context.session)
+    for name in dict.fromkeys(names or []):
+        group = context.session.query(sg).filter_by(
+            project_id=project_id, name=name, deleted=0).first()
+        if group is None:
+            group = sg(name=name, project_id=project_id, user_id=user_id,
+                       description=name)
+            context.session.add(group)
+            context.session.flush()
+        context.session.add(sga(instance_uuid=instance_uuid,
+                                security_group_id=group.id))
+
+
+def _set_extra(context, instance_uuid, values):
+    row = context.session.query(models.InstanceExtra).filter_by(
+        instance_uuid=instance_uuid).first()
+    if row is None:
+        row = models.InstanceExtra(instance_uuid=instance_uuid)
+        context.session.add(row)
+    for key, value in values.items():
+        setattr(row, key, value)
+
+
+def _write_extras(context, uuid, project_id, user_id, extras):
+    if 'metadata' in extras:
+        _set_kv(context, models.InstanceMetadata, uuid, extras['metadata'])
+    if 'system_metadata' in extras:
+        _set_kv(context, models.InstanceSystemMetadata, uuid,
+                extras['system_metadata'])
+    if 'security_groups' in extras:
+        _set_security_groups(context, uuid, project_id, user_id,
+                             extras['security_groups'])
+    if 'extra' in extras:
+        _set_extra(context, uuid, extras['extra'])
+    if 'info_cache' in extras:
+        cache = context.session.query(models.InstanceInfoCache).filter_by(
+            instance_uuid=uuid).first()
+        if cache is None:
+            cache = models.InstanceInfoCache(instance_uuid=uuid)
+            context.session.add(cache)
+        cache.network_info = extras['info_cache']
+    if 'tags' in extras:
+        context.session.query(models.Tag).filter_by(
+            resource_id=uuid).delete(synchronize_session=False)
+        for tag in dict.fromkeys(extras['tags']):
+            context.session.add(models.Tag(resource_id=uuid, tag=tag))
+
+
+@queries.writer
+def instance_create(context, values, extras, columns_to_join=()):
+    row = models.Instance()
+    row.update(queries.naive_datetimes(values))
+    context.session.add(row)
+    context.session.flush()
+    extras = dict(extras)
+    extras.setdefault('info_cache', '[]')
+    extras.setdefault('extra', {})
+    _write_extras(context, row.uuid, row.project_id, row.user_id, extras)
+    context.session.flush()
+    return load_extras(context, [row], columns_to_join)[0]
+
+
+@queries.writer
+def instance_update(context, uuid, values, extras, expected=None,
+                    columns_to_join=()):
+    """Update an instance; ``expected`` = {column: allowed values}.
+
+    The compare-and-swap happens in the UPDATE's WHERE clause, so two
+    services racing on a task state cannot both win.
+    """
+    inst = models.Instance
+    values = queries.naive_datetimes(dict(values))
+    query = context.session.query(inst).filter(inst.uuid == uuid,
+                                               inst.deleted == 0)
+    for column, allowed in (expected or {}).items():
+        query = query.filter(_column_filter(getattr(inst, column),
+                                            list(allowed)))
+    if values:
+        values.setdefault('updated_at', timeutils.utcnow())
+        count = query.update(values, synchronize_session=False)
+    else:
+        count = query.count()
+    if not count:
+        current = context.session.query(inst).filter(
+            inst.uuid == uuid, inst.deleted == 0).first()
+        if current is None:
+            raise exception.InstanceNotFound(instance_id=uuid)
+        actual = {c: getattr(current, c) for c in (expected or {})}
+        if actual.get('task_state') == 'deleting':
+            raise exception.UnexpectedDeletingTaskStateError(
+                instance_uuid=uuid, expected=expected, actual=actual)
+        raise exception.UnexpectedTaskStateError(
+            instance_uuid=uuid, expected=expected, actual=actual)
+    row = context.session.query(inst).filter_by(uuid=uuid).populate_existing(
+        ).first()
+    if extras:
+        _write_extras(context, uuid, row.project_id, row.user_id, extras)
+        context.session.flush()
+    return load_extras(context, [row], columns_to_join)[0]
+
+
+@queries.writer
+def instance_destroy(context, uuid, host_constraint=None, hard_delete=False,
+                     set_deleted_state=True):
+    inst = models.Instance
+    query = context.session.query(inst).filter(inst.uuid == uuid,
+                                               inst.deleted == 0)
+    if host_constraint is not None:
+        host = host_constraint[0]
+        query = query.filter(inst.host.is_(None) if host is None
+                             else inst.host == host)
+    row = query.first()
+    if row is None:
+        exists = context.session.query(inst.id).filter(
+            inst.uuid == uuid, inst.deleted == 0).first()
+        if exists is not None:
+            raise exception.ObjectActionError(action='destroy',
+                                              reason='host changed')
+        raise exception.InstanceNotFound(instance_id=uuid)
+    now = timeutils.utcnow()
+    dependents = (models.InstanceMetadata, models.InstanceSystemMetadata,
+                  models.InstanceInfoCache, models.InstanceFault,
+                  models.InstanceExtra, models.BlockDeviceMapping,
+                  models.Migration, models.SecurityGroupInstanceAssociation)
+    context.session.query(models.Tag).filter_by(resource_id=uuid).delete(
+        synchronize_session=False)
+    context.session.query(models.ConsoleAuthToken).filter_by(
+        instance_uuid=uuid).delete(synchronize_session=False)
+    if hard_delete:
+        for model in dependents + (models.InstanceActionEvent,):
+            if model is models.InstanceActionEvent:
+                actions = sa.select(models.InstanceAction.id).where(
+                    models.InstanceAction.instance_uuid == uuid)
+                context.session.query(model).filter(
+                    model.action_id.in_(actions)).delete(
+                    synchronize_session=False)
+                continue
+            context.session.query(model).filter_by(
+                instance_uuid=uuid).delete(synchronize_session=False)
+        context.session.query(models.InstanceAction).filter_by(
+            instance_uuid=uuid).delete(synchronize_session=False)
+        context.session.delete(row)
+        context.session.flush()
+        row.deleted = row.id
+        row.deleted_at = now
+        return load_extras(context, [row], ())[0]
+    for model in dependents:
+        query = context.session.query(model).filter_by(instance_uuid=uuid,
+                                                       deleted=0)
+        queries.soft_delete(query, model)
+    if set_deleted_state:
+        row.vm_state = 'deleted'
+        row.task_state = None
+        if row.terminated_at is None:
+            row.terminated_at = now
+    row.deleted = row.id
+    row.deleted_at = now
+    row.save(context.session)
+    return load_extras(context, [row], ())[0]
+
+
+@main_db_api.pick_context_manager_reader
+def instance_uuids_by_host(context, host, node=None):
+    query = queries.model_query(context, models.Instance,
+                                models.Instance.uuid).filter_by(host=host)
+    if node is not None:
+        query = query.filter_by(node=node)
+    return [uuid for (uuid,) in query]
+
+
+@main_db_api.pick_context_manager_reader
+def instance_get_active_by_window(context, begin, end=None, project_id=None,
+                                  host=None, columns_to_join=(), limit=None,
+                                  marker=None):
+    inst = models.Instance
+    query = context.session.query(inst)
+    query = query.filter(sa.or_(inst.terminated_at.is_(None),
+                                inst.terminated_at > begin))
+    if end:
+        query = query.filter(inst.launched_at < end)
+    if project_id:
+        query = query.filter_by(project_id=project_id)
+    if host:
+        query = query.filter_by(host=host)
+    marker_row = None
+    if marker is not None:
+        marker_row = context.session.query(inst).filter_by(
+            uuid=marker).first()
+        if marker_row is None:
+            raise exception.MarkerNotFound(marker=marker)
+    query = sqlalchemyutils.paginate_query(
+        query, inst, limit, ['project_id', 'uuid'], marker=marker_row,
+        sort_dirs=['asc', 'asc'])
+    return load_extras(context, query.all(), columns_to_join)
+
+
+@main_db_api.pick_context_manager_reader
+def instance_counts(context, project_id, user_id=None):
+    inst = models.Instance
+
+    def count(**by):
+        query = queries.model_query(
+            context, inst, sa.func.count(inst.id),
+            sa.func.sum(inst.vcpus), sa.func.sum(inst.memory_mb),
+            read_deleted='no').filter_by(**by).filter(
+            sa.or_(inst.vm_state != SOFT_DELETED, inst.vm_state.is_(None)),
+            sa.or_(inst.hidden.is_(False), inst.hidden.is_(None)))
+        instances, cores, ram = query.one()
+        return {'instances': instances or 0, 'cores': int(cores or 0),
+                'ram': int(ram or 0)}
+
+    counts = {'project': count(project_id=project_id)}
+    if user_id:
+        counts['user'] = count(project_id=project_id, user_id=user_id)
+    return counts
