@@ -140,6 +140,8 @@ class _QuietHandler(simple_server.WSGIRequestHandler):
     # HTTP/1.1 keeps client connections alive between requests, which
     # keystoneauth1 sessions rely on for speed.
     protocol_version = 'HTTP/1.1'
+    # An idle kept-alive connection frees its thread after this long.
+    timeout = 120
 
     def log_message(self, fmt, *args):
         LOG.debug('%s %s', self.client_address[0], fmt % args)
@@ -175,7 +177,10 @@ class _QuietHandler(simple_server.WSGIRequestHandler):
         body = _BodyReader(self.rfile, length=length, chunked=chunked)
         environ = self.get_environ()
         if chunked:
+            # No length: tell the app (webob) the stream ends by itself.
             environ.pop('HTTP_TRANSFER_ENCODING', None)
+            environ.pop('CONTENT_LENGTH', None)
+            environ['wsgi.input_terminated'] = True
         handler = _ServerHandler(body, self.wfile, _LogStream(), environ,
                                  multithread=True, multiprocess=False)
         handler.request_handler = self

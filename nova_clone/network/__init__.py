@@ -1,0 +1,1 @@
+"""Nova's client of the network service (Neutron) and its network model."""

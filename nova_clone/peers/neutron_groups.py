@@ -1,0 +1,149 @@
+"""Security groups and quotas of the Neutron stand-in (a mixin of NeutronApp).
+
+Every project gets a 'default' group (ingress from itself, all egress)
+the first time it is needed; quotas are fixed defaults with live usage.
+"""
+
+import uuid
+
+from nova_clone.peers import web
+
+QUOTAS = {'network': 100, 'subnet': 100, 'port': 500, 'router': 10,
+          'floatingip': 50, 'security_group': 10,
+          'security_group_rule': 100, 'rbac_policy': 10, 'subnetpool': -1}
+
+
+def neutron_error(status, kind, message):
+    return web.PeerError(status, message, kind)
+
+
+class GroupsMixin:
+
+    # -- security groups ---------------------------------------------------
+
+    def ensure_default_sg(self, project_id):
+        """Every project has a 'default' group, made on first use."""
+        if not project_id:
+            return None
+        with self.store.transaction():
+            for sg in self.store.all('neutron_security_groups',
+                                     project_id=project_id):
+                if sg['name'] == 'default':
+                    return sg
+            sg = self._new_sg(project_id, 'default',
+                              'Default security group', default=True)
+            self.store.add('neutron_security_groups', sg,
+                           project_id=project_id)
+            return sg
+
+    def _new_sg(self, project_id, name, description, default=False):
+        sg = {'name': name, 'description': description, 'stateful': True,
+              'shared': False, 'security_group_rules': []}
+        self.stamp(sg, project_id, create=True)
+        rules = []
+        for ethertype in ('IPv4', 'IPv6'):
+            rules.append(('egress', ethertype, None))
+            if default:
+                rules.append(('ingress', ethertype, sg['id']))
+        for direction, ethertype, remote in rules:
+            sg['security_group_rules'].append({
+                'id': str(uuid.uuid4()), 'security_group_id': sg['id'],
+                'direction': direction, 'ethertype': ethertype,
+                'protocol': None, 'port_range_min': None,
+                'port_range_max': None, 'remote_ip_prefix': None,
+                'remote_group_id': remote, 'remote_address_group_id': None,
+                'normalized_cidr': None, 'description': '',
+                'tenant_id': project_id, 'project_id': project_id,
+                'created_at': sg['created_at'],
+                'updated_at': sg['created_at'], 'revision_number': 0,
+                'tags': [], 'belongs_to_default_sg': default})
+        return sg
+
+    def list_security_group(self, req):
+        self.ensure_default_sg(req.caller.project_id)
+        return web.json_response({'security_groups': self.filtered(
+            req, self.store.all('neutron_security_groups'),
+            lambda r, s: s)})
+
+    def show_security_group(self, req, ident):
+        return self.show_one(req, 'security_group', self.get_visible(
+            req, 'neutron_security_groups', 'SecurityGroup', ident))
+
+    def create_security_group(self, req):
+        values = self.body_of(req, 'security_group')
+        owner = self.owner_of(req, values)
+        if values.get('name') == 'default':
+            raise neutron_error(409, 'SecurityGroupDefaultAlreadyExists',
+                                'Default security group already exists.')
+        self.ensure_default_sg(owner)
+        sg = self._new_sg(owner, values.get('name', ''),
+                          values.get('description', ''))
+        self.store.add('neutron_security_groups', sg, project_id=owner)
+        return web.json_response({'security_group': sg}, status=201)
+
+    def update_security_group(self, req, ident):
+        values = self.body_of(req, 'security_group')
+        with self.store.transaction():
+            sg = self.get_visible(req, 'neutron_security_groups',
+                                  'SecurityGroup', ident)
+            self.check_owner(req, sg)
+            for key in ('name', 'description'):
+                if key in values:
+                    sg[key] = values[key]
+            self.store.put('neutron_security_groups', self.stamp(sg))
+        return web.json_response({'security_group': sg})
+
+    def delete_security_group(self, req, ident):
+        with self.store.transaction():
+            sg = self.get_visible(req, 'neutron_security_groups',
+                                  'SecurityGroup', ident)
+            self.check_owner(req, sg)
+            if sg['name'] == 'default' and not req.caller.is_admin:
+                raise neutron_error(409, 'SecurityGroupCannotRemoveDefault',
+                                    'Insufficient rights for removing '
+                                    'default security group.')
+            for port in self.store.all('neutron_ports'):
+                if ident in port.get('security_groups', []):
+                    raise neutron_error(
+                        409, 'SecurityGroupInUse',
+                        'Security Group %s in use.' % ident)
+            self.store.delete('neutron_security_groups', ident)
+        return web.empty_response(204)
+
+    def list_sg_rules(self, req):
+        rules = []
+        for sg in self.store.all('neutron_security_groups'):
+            if self.visible(req, sg):
+                rules.extend(sg['security_group_rules'])
+        for key in ('security_group_id', 'direction', 'ethertype'):
+            if key in req.GET:
+                rules = [r for r in rules if r[key] == req.GET[key]]
+        return web.json_response({'security_group_rules': rules})
+
+    # -- quotas ------------------------------------------------------------
+
+    def _check_quota_target(self, req, project_id):
+        if not req.caller.is_admin and project_id != req.caller.project_id:
+            raise neutron_error(403, 'HTTPForbidden', 'Non-admin is not '
+                                'authorized to access quotas for another '
+                                'project')
+
+    def list_quotas(self, req):
+        return web.json_response({'quotas': []})
+
+    def show_quota(self, req, project_id):
+        self._check_quota_target(req, project_id)
+        return web.json_response({'quota': dict(QUOTAS)})
+
+    def quota_details(self, req, project_id):
+        self._check_quota_target(req, project_id)
+        used = {
+            'network': len(self.store.all('neutron_networks', project_id)),
+            'subnet': len(self.store.all('neutron_subnets', project_id)),
+            'port': len(self.store.all('neutron_ports', project_id)),
+            'security_group': len(self.store.all('neutron_security_groups',
+                                                 project_id)),
+        }
+        return web.json_response({'quota': {
+            key: {'limit': limit, 'used': used.get(key, 0), 'reserved': 0}
+            for key, limit in QUOTAS.items()}})

@@ -1,0 +1,1 @@
+"""Nova's client of the block storage service (Cinder)."""

@@ -1,0 +1,87 @@
+"""The loopback WSGI server: free ports, busy ports, keep-alive, bodies."""
+
+import socket
+
+import pytest
+import requests
+import webob
+import webob.dec
+
+from nova_clone import wsgi_server
+
+
+@webob.dec.wsgify
+def echo(req):
+    if req.path == '/empty':
+        return webob.Response(status=204)
+    if req.path == '/boom':
+        raise RuntimeError('application bug')
+    return webob.Response(json_body={'method': req.method,
+                                     'length': len(req.body)})
+
+
+@pytest.fixture
+def server():
+    handle = wsgi_server.serve(echo, '127.0.0.1', 0)
+    yield handle
+    handle.stop()
+
+
+def test_port_zero_picks_a_free_port(server):
+    assert server.port > 0
+    assert server.url == 'http://127.0.0.1:%d' % server.port
+    assert requests.get(server.url + '/x').json() == {'method': 'GET',
+                                                      'length': 0}
+
+
+def test_busy_port_names_the_port(server):
+    with pytest.raises(wsgi_server.PortInUse) as err:
+        wsgi_server.serve(echo, '127.0.0.1', server.port)
+    assert str(server.port) in str(err.value)
+
+
+def test_keep_alive_with_fixed_and_chunked_bodies(server):
+    session = requests.Session()
+    assert session.post(server.url, data=b'a' * 200000).json()[
+        'length'] == 200000
+
+    def chunks():
+        yield b'abc'
+        yield b'd' * 5000
+    assert session.put(server.url, data=chunks()).json()['length'] == 5003
+    assert session.delete(server.url + '/empty').status_code == 204
+    assert session.get(server.url).json()['length'] == 0
+
+
+def test_unread_body_does_not_break_the_next_request(server):
+    sock = socket.create_connection(('127.0.0.1', server.port))
+    try:
+        # /empty never reads its body; the next request must still parse.
+        sock.sendall(b'POST /empty HTTP/1.1\r\nHost: x\r\n'
+                     b'Content-Length: 5\r\n\r\nhello'
+                     b'GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n'
+                     b'\r\n')
+        data = b''
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        sock.close()
+    assert data.startswith(b'HTTP/1.1 204')
+    assert b'"method":"GET"' in data
+
+
+def test_application_error_is_a_500_not_a_dead_server(server):
+    resp = requests.get(server.url + '/boom')
+    assert resp.status_code == 500
+    assert requests.get(server.url + '/x').status_code == 200
+
+
+def test_stop_frees_the_port():
+    handle = wsgi_server.serve(echo, '127.0.0.1', 0)
+    port = handle.port
+    handle.stop()
+    again = wsgi_server.serve(echo, '127.0.0.1', port)
+    again.stop()
