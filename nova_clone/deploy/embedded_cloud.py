@@ -1,0 +1,591 @@
+"""The composition root of the embedded mode: one process, a whole cloud.
+
+Start order follows the dependencies: listeners (all ports bound first),
+identity, Placement, the Glance/Neutron/Cinder stand-ins, nova's databases
+and cell mappings, the super and cell conductors, the scheduler, the
+computes, host discovery, nova-api, then the first-start seed.  Every
+service is the same code the multi-service stack runs; only the wiring
+differs: SQLite files, oslo.messaging's in-process ``fake://`` transport,
+and one nova CONF shared by every service (per-host values are passed to
+each compute explicitly).
+
+Not like the stack: computes reach the cell database directly instead of
+through the conductor's object indirection, as in Nova's own functional
+tests -- the indirection switch is a class attribute, so setting it would
+route the conductor's own object calls back to itself in this process.
+"""
+
+import contextlib
+import fcntl
+import os
+import threading
+import time
+
+from oslo_log import log as logging
+
+from nova_clone.deploy import embedded_config
+from nova_clone.deploy import embedded_ports
+
+LOG = logging.getLogger(__name__)
+
+LISTEN_ORDER = ('api', 'identity', 'placement', 'glance', 'neutron',
+                'cinder')
+CELL1_NAME = 'cell1'
+SUPER_CONDUCTOR_HOST = 'super-conductor'
+CELL_CONDUCTOR_HOST = 'cell1-conductor'
+SCHEDULER_HOST = 'scheduler'
+STOP_TIMEOUT = 5
+
+# The fake:// transport the embedded services of this process share; it
+# outlives a cloud so that a later one (tests) can reuse it.
+_TRANSPORT = None
+
+
+class StartError(RuntimeError):
+    """A start-up problem the user can fix; the message is one line."""
+
+
+class EmbeddedCloud:
+    """Every service of a cloud, in this process.
+
+    ``ports`` maps api/identity/placement/glance/neutron/cinder to a port
+    (0 = any free one).  ``conf_overrides`` is {group: {option: value}}
+    applied to nova's CONF after the embedded wiring (tests use it for
+    [fake_driver], vif_plugging_timeout, ...); ``neutron_overrides`` goes
+    to the Neutron stand-in's [peers] options (send_vif_plugged, ...).
+    """
+
+    def __init__(self, state_dir, host='127.0.0.1', ports=None, computes=2,
+                 log_file=None, debug=False, config_files=(),
+                 auth_strategy='keystone', conf_overrides=None,
+                 neutron_overrides=None, setup_logging=True, seed=True,
+                 allow_partial=False):
+        self.state_dir = os.path.abspath(state_dir)
+        self.host = host
+        self.ports = dict.fromkeys(LISTEN_ORDER, 0)
+        self.ports.update(ports or {})
+        self.num_computes = computes
+        self.log_file = log_file or os.path.join(self.state_dir,
+                                                 'nova-clone.log')
+        self.debug = debug
+        self.config_files = list(config_files or ())
+        self.auth_strategy = auth_strategy
+        self.conf_overrides = conf_overrides or {}
+        self.neutron_overrides = neutron_overrides or {}
+        self.setup_logging = setup_logging
+        self.do_seed = seed
+        self.allow_partial = allow_partial
+        self.missing = []
+        self.layout = embedded_config.Layout(self.state_dir)
+        self.creds = None
+        self.urls = {}
+        self.listeners = {}
+        self.slots = {}
+        self.peer_confs = {}
+        self.peer_stores = []
+        self.neutron_app = None
+        self.neutron_notifier = None
+        self.services = []
+        self.computes = {}
+        self.seed_names = {}
+        self.cell_mappings = {}
+        self.timings = []
+        self._lock_file = None
+        self._started = False
+        self._stop_lock = threading.Lock()
+
+    # -- public helpers -------------------------------------------------
+
+    @property
+    def compute_hosts(self):
+        return list(self.computes)
+
+    def endpoints(self):
+        """(label, url) of every HTTP service, for the banner."""
+        return [
+            ('compute API', self.urls.get('compute')),
+            ('identity', self.urls.get('identity')),
+            ('placement', self.urls.get('placement')),
+            ('image', self.urls.get('image')),
+            ('network', self.urls.get('network')),
+            ('volume', self.urls.get('volume_base')),
+        ]
+
+    def admin_session(self, user='admin', project='admin'):
+        """A keystoneauth1 session for a bootstrap user of this cloud."""
+        from keystoneauth1 import session as ks_session
+        from keystoneauth1.identity import v3
+        auth = v3.Password(
+            auth_url=self.urls['identity'], username=user,
+            password=self.creds['admin_password'], project_name=project,
+            user_domain_name=embedded_config.DOMAIN,
+            project_domain_name=embedded_config.DOMAIN)
+        return ks_session.Session(auth=auth)
+
+    def write_clouds_yaml(self, path=None):
+        """Write the clouds.yaml entries; returns the paths written."""
+        from nova_clone.deploy import embedded_clouds
+        from nova_clone.deploy.embedded import CLOUD_NAME
+        clouds = embedded_clouds.entries(
+            CLOUD_NAME, self.urls['identity'], self.creds,
+            embedded_config.REGION)
+        written = []
+        local = os.path.join(self.state_dir, 'clouds.yaml')
+        if embedded_clouds.write(local, clouds):
+            written.append(local)
+        target = os.path.abspath(os.path.expanduser(
+            path or embedded_clouds.USER_CLOUDS_YAML))
+        if target != local and embedded_clouds.write(target, clouds):
+            written.append(target)
+        return written
+
+    # -- start ----------------------------------------------------------
+
+    def start(self):
+        os.makedirs(self.state_dir, exist_ok=True)
+        os.makedirs(self.layout.instances_path, exist_ok=True)
+        self._take_lock()
+        self._started = True
+        self._step('listen', self._listen)
+        self._step('config', self._configure)
+        self._step('identity', self._start_identity)
+        self._step('placement', self._start_placement)
+        self._step('peers', self._start_peers)
+        if self._step('databases', self._prepare_databases):
+            if self._step('conductors+scheduler',
+                          self._start_control_services):
+                if self._step('computes', self._start_computes):
+                    self._step('discover hosts', self._discover_hosts)
+            self._step('nova-api', self._start_api)
+        if self.do_seed and not self.missing:
+            self._step('seed', self._seed)
+        LOG.info('Embedded cloud ready: %s', ', '.join(
+            '%s %.2fs' % t for t in self.timings))
+        return self
+
+    def _step(self, name, fn):
+        """Run one start-up step; True when it ran.
+
+        With allow_partial (tests while the tree is being written), a step
+        whose code is not there yet is skipped and named in ``missing``.
+        """
+        started = time.monotonic()
+        try:
+            fn()
+        except ImportError as exc:
+            if not self.allow_partial:
+                raise StartError('%s cannot start: %s' % (name, exc))
+            LOG.warning('Skipping %s: %s', name, exc)
+            self.missing.append('%s (%s)' % (name, exc))
+            return False
+        self.timings.append((name, time.monotonic() - started))
+        return True
+
+    def _take_lock(self):
+        path = os.path.join(self.state_dir, 'lock')
+        f = open(path, 'a+')
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.seek(0)
+            owner = f.read().strip() or 'another process'
+            f.close()
+            raise StartError('state directory %s is in use by a running '
+                             'nova-clone up (pid %s); choose another with '
+                             '--state-dir' % (self.state_dir, owner))
+        f.seek(0)
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+        self._lock_file = f
+
+    def _listen(self):
+        from nova_clone.deploy.embedded import port_option
+        from nova_clone import wsgi_server
+        for name in LISTEN_ORDER:
+            slot = embedded_ports.LateApp(name)
+            try:
+                handle = wsgi_server.serve(slot, self.host, self.ports[name],
+                                           name=name)
+            except wsgi_server.PortInUse as exc:
+                raise StartError(
+                    'port %d on %s is already in use (%s); choose another '
+                    'with %s' % (exc.port, self.host, name,
+                                 port_option(name)))
+            except OSError as exc:
+                raise StartError('cannot listen on %s:%s for %s: %s' % (
+                    self.host, self.ports[name], name, exc.strerror or exc))
+            self.slots[name] = slot
+            self.listeners[name] = handle
+            self.ports[name] = handle.port
+        url = {name: handle.url for name, handle in self.listeners.items()}
+        self.urls = {
+            'identity': url['identity'],
+            'identity_v3': url['identity'] + '/v3',
+            'compute': url['api'] + '/v2.1',
+            'placement': url['placement'],
+            'image': url['glance'],
+            'network': url['neutron'],
+            'volumev3': url['cinder'] + '/v3/%(project_id)s',
+            'volume_base': url['cinder'],
+        }
+
+    def _configure(self):
+        from nova_clone.conf import CONF
+        self.creds = embedded_config.load_credentials(self.layout)
+        # Overrides first: parsing checks required options (the service
+        # users' auth_url) have a value.
+        self._apply_conf()
+        if self.setup_logging:
+            embedded_config.parse(CONF, self.config_files,
+                                  log_file=self.log_file, debug=self.debug)
+        elif CONF._namespace is None:
+            CONF([], project='nova', default_config_files=[],
+                 default_config_dirs=[])
+
+    def _apply_conf(self):
+        from nova_clone.conf import CONF
+        embedded_config.apply(CONF, self.layout, self.urls, self.creds,
+                              host=self.host, api_port=self.ports['api'],
+                              auth_strategy=self.auth_strategy)
+        for group, values in self.conf_overrides.items():
+            for key, value in values.items():
+                CONF.set_override(key, value,
+                                  group=None if group == 'DEFAULT' else group)
+
+    def reassert_config(self):
+        """Put the embedded wiring back if other code changed CONF.
+
+        Tests sharing the process may override nova's CONF; the running
+        cloud needs its own connections back before it is used again.
+        """
+        from nova_clone.conf import CONF
+        if (CONF.api_database.connection == self.layout.api_db and
+                CONF.database.connection == self.layout.cell1_db and
+                CONF.api.auth_strategy == self.auth_strategy):
+            return False
+        LOG.warning('nova CONF was changed under the running cloud; '
+                    're-applying the embedded configuration')
+        self._apply_conf()
+        from nova_clone.db.api import api as api_db
+        from nova_clone.db.main import api as main_db
+        api_db.reset()
+        main_db.reset()
+        return True
+
+    def _catalog(self):
+        return {
+            'identity': self.urls['identity'],
+            'compute': self.urls['compute'],
+            'placement': self.urls['placement'],
+            'image': self.urls['image'],
+            'network': self.urls['network'],
+            'volumev3': self.urls['volumev3'],
+            'block-storage': self.urls['volumev3'],
+        }
+
+    def _peer_conf(self, name, extra=None):
+        conf = embedded_config.peer_conf(
+            name, self.layout, self.urls, self.creds, self.host,
+            self.ports[name], extra=extra)
+        self.peer_confs[name] = conf
+        return conf
+
+    def _start_identity(self):
+        from nova_clone.peers import identity
+        store = identity.make_store(self.layout.identity_db)
+        self.peer_stores.append(store)
+        identity.bootstrap(store, self.creds['admin_password'],
+                           endpoints=self._catalog())
+        conf = self._peer_conf('identity')
+        self.slots['identity'].app = identity.make_app(conf, store=store)
+
+    def _start_placement(self):
+        from nova_clone.deploy import embedded_placement
+        auth = embedded_config.service_auth(
+            self.urls['identity'], 'placement', self.creds['service_password'])
+        auth['www_authenticate_uri'] = self.urls['identity']
+        self.slots['placement'].app = embedded_placement.make_app(
+            self.layout.placement_db, auth=auth)
+
+    def _start_peers(self):
+        import importlib
+        for name in ('glance', 'neutron', 'cinder'):
+            try:
+                module = importlib.import_module('nova_clone.peers.%s' % name)
+            except ImportError as exc:
+                if not self.allow_partial:
+                    raise
+                LOG.warning('Skipping the %s stand-in: %s', name, exc)
+                self.missing.append('%s (%s)' % (name, exc))
+                continue
+            extra = {}
+            kwargs = {}
+            if name == 'neutron':
+                from nova_clone.peers import neutron_events
+                nova_auth = embedded_config.service_auth(
+                    self.urls['identity'], 'neutron',
+                    self.creds['service_password'])
+                nova_auth['endpoint_override'] = self.urls['compute']
+                extra = {'nova': nova_auth,
+                         'peers': dict(self.neutron_overrides)}
+            conf = self._peer_conf(name, extra=extra)
+            store = module.make_store(conf.peers.connection)
+            store.create_all()
+            self.peer_stores.append(store)
+            if name == 'neutron':
+                kwargs['notifier'] = neutron_events.NovaNotifier(conf)
+                self.neutron_notifier = kwargs['notifier']
+            app = module.make_app(conf, store=store, **kwargs)
+            self.slots[name].app = app
+            if name == 'neutron':
+                self.neutron_app = _find_app(app, module.NeutronApp)
+
+    def set_send_vif_plugged(self, value):
+        """Switch the Neutron stand-in's network-vif-plugged events."""
+        self.peer_confs['neutron'].set_override('send_vif_plugged', value,
+                                                group='peers')
+        if self.neutron_app is not None:
+            self.neutron_app.send_vif_plugged = value
+
+    def _prepare_databases(self):
+        from nova_clone.db.api import api as api_db
+        from nova_clone.db.main import api as main_db
+        from nova_clone.db import migration
+        from nova_clone import objects
+        # Engines of an earlier cloud in this process (tests) are dropped
+        # so the next use reads the connections set above.
+        api_db.reset()
+        main_db.reset()
+        migration.db_sync('api', url=self.layout.api_db)
+        migration.db_sync('main', url=self.layout.cell0_db)
+        migration.db_sync('main', url=self.layout.cell1_db)
+        objects.register_all()
+        self._ensure_cells()
+
+    def _ensure_cells(self):
+        """cell0 and cell1 mappings, made the way nova-manage makes them."""
+        from nova_clone.cmd import manage
+        from nova_clone import context as nova_context
+        from nova_clone import objects
+        ctxt = nova_context.get_admin_context()
+        commands = manage.CellV2Commands()
+        with contextlib.redirect_stdout(_LogWriter()):
+            commands.map_cell0(database_connection=self.layout.cell0_db)
+            names = {c.name for c in objects.CellMappingList.get_all(ctxt)}
+            if CELL1_NAME not in names:
+                # The cell's queue is the process's fake:// transport.
+                commands.create_cell(
+                    name=CELL1_NAME, transport_url='fake://',
+                    database_connection=self.layout.cell1_db)
+        cells = {c.name: c for c in objects.CellMappingList.get_all(ctxt)}
+        self.cell_mappings = {'cell0': cells['cell0'],
+                              CELL1_NAME: cells[CELL1_NAME]}
+
+    def _start_control_services(self):
+        from nova_clone.conf import CONF
+        from nova_clone import rpc
+        from nova_clone import service
+        global _TRANSPORT
+        if rpc.TRANSPORT is not None and rpc.TRANSPORT is not _TRANSPORT:
+            # Made by other code with another transport_url: not ours.
+            rpc.cleanup()
+        rpc.init(CONF)
+        _TRANSPORT = rpc.TRANSPORT
+        for host, binary, topic in (
+                (SUPER_CONDUCTOR_HOST, 'nova-conductor', 'conductor'),
+                (CELL_CONDUCTOR_HOST, 'nova-conductor', 'conductor'),
+                (SCHEDULER_HOST, 'nova-scheduler', 'scheduler')):
+            svc = service.Service.create(host=host, binary=binary,
+                                         topic=topic)
+            svc.start()
+            self.services.append(svc)
+
+    def _start_computes(self):
+        from nova_clone.deploy import embedded_guests
+        from concurrent import futures
+        embedded_guests.restore(self.state_dir)
+        hosts = ['compute%d' % i for i in range(1, self.num_computes + 1)]
+        if not hosts:
+            return
+        # The first one alone (it imports the compute code), then the
+        # others side by side: each mostly waits on Placement and SQLite.
+        self.start_compute(hosts[0], discover=False)
+        rest = hosts[1:]
+        if not rest:
+            return
+        with futures.ThreadPoolExecutor(max_workers=min(4, len(rest))) as tp:
+            jobs = [(host, tp.submit(self._new_compute, host))
+                    for host in rest]
+        errors = []
+        for host, job in jobs:
+            try:
+                self.computes[host] = job.result()
+            except Exception as exc:
+                errors.append('%s: %s' % (host, exc))
+        if errors:
+            raise StartError('compute start-up failed (%s)'
+                             % '; '.join(errors))
+
+    def _new_compute(self, host):
+        from nova_clone import service
+        svc = service.Service.create(host=host, binary='nova-compute',
+                                     topic='compute')
+        svc.start()
+        return svc
+
+    def start_compute(self, host, discover=True):
+        """Start one more fake compute host (tests add hosts this way)."""
+        if host in self.computes:
+            raise ValueError('compute %s already runs' % host)
+        svc = self._new_compute(host)
+        self.computes[host] = svc
+        if discover:
+            self._discover_hosts()
+        return svc
+
+    def stop_compute(self, host):
+        svc = self.computes.pop(host)
+        svc.stop(timeout=STOP_TIMEOUT)
+
+    def _discover_hosts(self, timeout=10):
+        """Map every running compute's host to cell1 (nova-manage's job)."""
+        from nova_clone import context as nova_context
+        from nova_clone import exception
+        from nova_clone import objects
+        ctxt = nova_context.get_admin_context()
+        cell1 = self.cell_mappings[CELL1_NAME]
+        deadline = time.monotonic() + timeout
+        pending = set(self.computes)
+        while pending:
+            with nova_context.target_cell(ctxt, cell1) as cctxt:
+                for host in sorted(pending):
+                    try:
+                        nodes = objects.ComputeNodeList.get_all_by_host(
+                            cctxt, host)
+                    except exception.ComputeHostNotFound:
+                        nodes = []
+                    if nodes:
+                        pending.discard(host)
+            if not pending:
+                break
+            if time.monotonic() > deadline:
+                raise StartError('compute host(s) %s did not report a '
+                                 'compute node within %ss (see %s)' % (
+                                     ', '.join(sorted(pending)), timeout,
+                                     self.log_file))
+            time.sleep(0.05)
+        from nova_clone.objects import host_mapping
+        if hasattr(host_mapping, 'discover_hosts'):
+            host_mapping.discover_hosts(ctxt, cell_uuid=cell1.uuid,
+                                        status_fn=LOG.info)
+            return
+        for host in self.computes:  # until the data layer's is there
+            try:
+                objects.HostMapping.get_by_host(ctxt, host)
+            except exception.HostMappingNotFound:
+                objects.HostMapping(ctxt, host=host,
+                                    cell_mapping=cell1).create()
+                LOG.info('Mapped compute host %s to %s', host, CELL1_NAME)
+
+    def _start_api(self):
+        from nova_clone.api import app as api_app
+        from nova_clone.conf import CONF
+        self.slots['api'].app = api_app.make_app(CONF)
+
+    def _seed(self):
+        from nova_clone.deploy import embedded_seed
+        urls = dict(self.urls)
+        self.seed_names = embedded_seed.seed(self.admin_session(), urls)
+
+    # -- stop -----------------------------------------------------------
+
+    def stop(self):
+        with self._stop_lock:
+            if not self._started:
+                return
+            self._started = False
+            self._stop()
+
+    def _stop(self):
+        api = self.listeners.pop('api', None)
+        if api is not None:
+            _quietly(api.stop)
+        hosts = list(self.computes)
+        for host in hosts:
+            _quietly(self.stop_compute, host)
+        if hosts:
+            from nova_clone.deploy import embedded_guests
+            from nova_clone.virt import fake
+            _quietly(embedded_guests.save, self.state_dir, hosts)
+            fake.reset_hypervisors()
+        for svc in reversed(self.services):
+            _quietly(svc.stop, timeout=STOP_TIMEOUT)
+        self.services = []
+        for handle in self.listeners.values():
+            _quietly(handle.stop)
+        self.listeners = {}
+        _quietly(self._release_process_state)
+        if self.neutron_notifier is not None:
+            _quietly(self.neutron_notifier.stop)
+            self.neutron_notifier = None
+        for store in self.peer_stores:
+            _quietly(store.dispose)
+        self.peer_stores = []
+        if self._lock_file is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+            self._lock_file.close()
+            self._lock_file = None
+
+    def _release_process_state(self):
+        """Forget engines and sessions, so a later cloud starts afresh.
+
+        The fake:// transport stays: RPC clients built at import time (the
+        API's) hold it, and a later cloud in this process reuses it.
+        """
+        from nova_clone import context as nova_context
+        from nova_clone.db.api import api as api_db
+        from nova_clone.db.main import api as main_db
+        from nova_clone.peers import client_auth
+        nova_context._CELL_CACHE.clear()
+        api_db.reset()
+        main_db.reset()
+        # Service-user sessions hold tokens of this cloud's identity.
+        client_auth.reset()
+
+
+class _LogWriter:
+    """A stdout for nova-manage's command functions: lines go to the log."""
+
+    def write(self, text):
+        if text.strip():
+            LOG.info('%s', text.rstrip())
+
+    def flush(self):
+        pass
+
+
+def _find_app(app, cls, depth=8):
+    """The ``cls`` instance inside a chain of WSGI middleware, or None."""
+    seen = set()
+    todo = [(app, 0)]
+    while todo:
+        obj, level = todo.pop()
+        if isinstance(obj, cls):
+            return obj
+        if id(obj) in seen or level >= depth:
+            continue
+        seen.add(id(obj))
+        for attr in ('application', 'app', '_app', 'protected', 'public'):
+            inner = getattr(obj, attr, None)
+            if inner is not None and not isinstance(inner, (str, set)):
+                todo.append((inner, level + 1))
+    return None
+
+
+def _quietly(fn, *args, **kwargs):
+    try:
+        fn(*args, **kwargs)
+    except Exception:
+        LOG.exception('Error while stopping %s', getattr(fn, '__name__', fn))
