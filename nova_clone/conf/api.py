@@ -21,6 +21,16 @@ api_opts = [
                help='Kept for config compatibility.'),
 ]
 
+# Appended by the API helper.
+api_opts += [
+    cfg.BoolOpt('enable_instance_password', default=True,
+                help='Return an adminPass in the create and rebuild '
+                     'responses.'),
+    cfg.BoolOpt('use_forwarded_for', default=False,
+                help='Trust X-Forwarded-For as the client address; only '
+                     'behind a proxy that sets it.'),
+]
+
 
 def register_opts(conf):
     conf.register_group(api_group)

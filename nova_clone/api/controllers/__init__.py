@@ -1,0 +1,1 @@
+"""Controllers: one module per REST resource."""

@@ -1,0 +1,128 @@
+"""/servers/{server_id}/metadata[/{key}] and /servers/{server_id}/ips."""
+
+import webob.exc
+
+from nova_clone.api import auth
+from nova_clone.api.controllers import servers
+from nova_clone.api import resource
+from nova_clone.api.schemas import server_metadata as schema
+from nova_clone.api import validation
+from nova_clone.api.views import servers as server_views
+from nova_clone import exception
+from nova_clone.policies import server_metadata as md_policies
+from nova_clone import quota
+
+# Metadata may change only in these vm_states (Nova's check_instance_state).
+_MUTABLE_STATES = ('active', 'paused', 'suspended', 'stopped')
+
+
+def _server(req, server_id, action):
+    context = auth.get_context(req)
+    instance = servers.get_server(req, server_id, ['metadata'])
+    context.can(action, target={'project_id': instance.project_id,
+                                'user_id': instance.user_id})
+    return context, instance
+
+
+def _metadata(instance):
+    return dict(server_views.attr(instance, 'metadata', {}) or {})
+
+
+class ServerMetadataController(object):
+
+    def index(self, req, server_id):
+        _ctx, instance = _server(req, server_id, md_policies.METADATA %
+                                 'index')
+        return {'metadata': _metadata(instance)}
+
+    def show(self, req, server_id, key):
+        _ctx, instance = _server(req, server_id, md_policies.METADATA %
+                                 'show')
+        meta = _metadata(instance)
+        if key not in meta:
+            raise webob.exc.HTTPNotFound(
+                explanation='Metadata item was not found')
+        return {'meta': {key: meta[key]}}
+
+    @validation.schema(schema.create)
+    def create(self, req, server_id, body):
+        context, instance = _server(req, server_id, md_policies.METADATA %
+                                    'create')
+        meta = _metadata(instance)
+        meta.update(body['metadata'])
+        return {'metadata': self._save(context, instance, meta,
+                                       'update_metadata')}
+
+    @validation.schema(schema.update_all)
+    def update_all(self, req, server_id, body):
+        context, instance = _server(req, server_id, md_policies.METADATA %
+                                    'update_all')
+        return {'metadata': self._save(context, instance,
+                                       dict(body['metadata']),
+                                       'update_metadata')}
+
+    @validation.schema(schema.update)
+    def update(self, req, server_id, key, body):
+        context, instance = _server(req, server_id, md_policies.METADATA %
+                                    'update')
+        if key not in body['meta']:
+            raise webob.exc.HTTPBadRequest(
+                explanation='Request body and URI mismatch')
+        meta = _metadata(instance)
+        meta.update(body['meta'])
+        self._save(context, instance, meta, 'update_metadata')
+        return {'meta': body['meta']}
+
+    @resource.response(204)
+    def delete(self, req, server_id, key):
+        context, instance = _server(req, server_id, md_policies.METADATA %
+                                    'delete')
+        meta = _metadata(instance)
+        if key not in meta:
+            raise webob.exc.HTTPNotFound(
+                explanation='Metadata item was not found')
+        del meta[key]
+        self._save(context, instance, meta, 'delete_metadata')
+
+    def _save(self, context, instance, meta, method):
+        state = server_views.attr(instance, 'vm_state')
+        if state not in _MUTABLE_STATES:
+            raise webob.exc.HTTPConflict(
+                explanation="Cannot '%s' instance %s while it is in "
+                            "vm_state %s" % (method, instance.uuid, state))
+        try:
+            quota.check_metadata_items(context, meta)
+        except exception.MetadataLimitExceeded as exc:
+            raise webob.exc.HTTPForbidden(explanation=exc.format_message())
+        try:
+            updated = servers.compute_api().update_instance(
+                context, instance, {'metadata': meta})
+        except exception.InstanceNotFound as exc:
+            raise webob.exc.HTTPNotFound(explanation=exc.format_message())
+        return dict(server_views.attr(updated, 'metadata', meta) or {})
+
+
+def _ips_view(addresses):
+    return {label: [{'version': a['version'], 'addr': a['addr']}
+                    for a in items] for label, items in addresses.items()}
+
+
+class ServerIpsController(object):
+
+    def index(self, req, server_id):
+        context = auth.get_context(req)
+        instance = servers.get_server(req, server_id, ['info_cache'])
+        context.can(md_policies.IPS % 'index',
+                    target={'project_id': instance.project_id})
+        return {'addresses': _ips_view(server_views.addresses(instance))}
+
+    def show(self, req, server_id, network):
+        context = auth.get_context(req)
+        instance = servers.get_server(req, server_id, ['info_cache'])
+        context.can(md_policies.IPS % 'show',
+                    target={'project_id': instance.project_id})
+        found = server_views.addresses(instance, network_label=network)
+        if network not in found:
+            raise webob.exc.HTTPNotFound(
+                explanation='Instance is not a member of specified network')
+        return _ips_view(found)

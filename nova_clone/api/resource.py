@@ -1,0 +1,157 @@
+"""What a controller method declares (status code, microversion range,
+server actions) and the call of one method for one request."""
+
+from oslo_log import log as logging
+from oslo_serialization import jsonutils
+import webob
+import webob.exc
+
+from nova_clone.api import microversion
+from nova_clone import exception
+
+LOG = logging.getLogger(__name__)
+
+JSON_TYPES = ('application/json', 'application/vnd.openstack.compute+json')
+
+
+def response(code):
+    """Default success status of a controller method."""
+    def decorator(func):
+        func.wsgi_code = code
+        return func
+    return decorator
+
+
+def api_version(min_version=None, max_version=None):
+    """Microversion range in which a method exists (404 outside)."""
+    def decorator(func):
+        func.api_min = min_version
+        func.api_max = max_version
+        return func
+    return decorator
+
+
+def removed(release):
+    """A method for an API Nova removed: always 410 Gone."""
+    def decorator(func):
+        func.removed_in = release
+        return func
+    return decorator
+
+
+class ResponseObject(object):
+    """A body plus explicit status and headers."""
+
+    def __init__(self, body=None, code=None, headers=None):
+        self.body = body
+        self.code = code
+        self.headers = dict(headers or {})
+
+
+class ActionRegistry(object):
+    """POST .../action bodies dispatched by their single key.
+
+    Other modules register handlers with ``register(name, func)`` so new
+    server actions plug in without touching the servers controller.
+    """
+
+    def __init__(self):
+        self._actions = {}
+
+    def register(self, name, func, min_version=None, max_version=None):
+        self._actions[name] = (
+            func, getattr(func, 'api_min', None) or min_version,
+            getattr(func, 'api_max', None) or max_version)
+
+    def action(self, name, min_version=None, max_version=None):
+        def decorator(func):
+            self.register(name, func, min_version, max_version)
+            return func
+        return decorator
+
+    def __call__(self, req, body=None, **params):
+        if not isinstance(body, dict) or len(body) != 1:
+            raise exception.ValidationError(
+                detail='Malformed request body')
+        name = next(iter(body))
+        entry = self._actions.get(name)
+        if entry is None or not microversion.is_supported(req, entry[1],
+                                                           entry[2]):
+            raise webob.exc.HTTPBadRequest(
+                explanation='There is no such action: %s' % name)
+        code, result, headers = invoke(entry[0], req, params, body)
+        return ResponseObject(result, code, headers)
+
+
+def _in_range(req, func):
+    return microversion.is_supported(req, getattr(func, 'api_min', None),
+                                     getattr(func, 'api_max', None))
+
+
+def parse_body(req):
+    """The JSON body of a request, or None when it has none."""
+    if not req.body:
+        return None
+    ctype = (req.content_type or '').lower()
+    if ctype and ctype not in JSON_TYPES:
+        raise webob.exc.HTTPUnsupportedMediaType(
+            explanation='Unsupported Content-Type')
+    try:
+        return jsonutils.loads(req.body)
+    except ValueError:
+        raise webob.exc.HTTPBadRequest(
+            explanation='Malformed request body')
+
+
+def invoke(func, req, params, body=None):
+    """Call one controller method; returns (code, body, headers)."""
+    if getattr(func, 'removed_in', None):
+        raise webob.exc.HTTPGone()
+    if not _in_range(req, func):
+        raise webob.exc.HTTPNotFound(
+            explanation='The resource could not be found.')
+    _check_unknown_query(req, func)
+    if req.method in ('POST', 'PUT'):
+        result = func(req, body=body, **params)
+    else:
+        result = func(req, **params)
+    code = getattr(func, 'wsgi_code', 200)
+    headers = {}
+    if isinstance(result, ResponseObject):
+        code = result.code or code
+        headers = result.headers
+        result = result.body
+    return code, result, headers
+
+
+# From 2.102 every API rejects query parameters it does not know; methods
+# with query parameters declare them with validation.query_schema.
+STRICT_QUERY_VERSION = '2.102'
+
+
+def _check_unknown_query(req, func):
+    if getattr(func, '_query_schemas', None) or not req.GET:
+        return
+    if not microversion.is_supported(req, STRICT_QUERY_VERSION):
+        return
+    unexpected = ', '.join("'%s'" % k for k in sorted(set(req.GET.keys())))
+    raise exception.ValidationError(
+        detail='Additional properties are not allowed (%s %s unexpected)'
+        % (unexpected, 'was' if len(set(req.GET.keys())) == 1 else 'were'))
+
+
+def build_response(code, body, headers, api_version):
+    resp = webob.Response(status=code)
+    if body is not None:
+        resp.content_type = 'application/json'
+        resp.charset = 'UTF-8'
+        resp.body = jsonutils.dump_as_bytes(body)
+    else:
+        resp.content_type = None
+        resp.body = b''
+    for key, value in headers.items():
+        resp.headers[key] = str(value)
+    if api_version is not None:
+        for key, value in microversion.response_headers(api_version):
+            resp.headers[key] = value
+    return resp

@@ -1,0 +1,113 @@
+"""The route table of compute API v2.1 (paths relative to /v2.1).
+
+One entry per path; the controller modules hold the behaviour.  Order
+matters only where a literal segment shadows a parameter
+(``/servers/detail`` before ``/servers/{server_id}``).
+"""
+
+from nova_clone.api.controllers import availability_zone
+from nova_clone.api.controllers import extensions
+from nova_clone.api.controllers import flavor_extra_specs
+from nova_clone.api.controllers import flavors
+from nova_clone.api.controllers import hypervisors
+from nova_clone.api.controllers import instance_actions
+from nova_clone.api.controllers import keypairs
+from nova_clone.api.controllers import limits
+from nova_clone.api.controllers import quota_classes
+from nova_clone.api.controllers import quota_sets
+from nova_clone.api.controllers import removed
+from nova_clone.api.controllers import server_external_events
+from nova_clone.api.controllers import server_metadata
+from nova_clone.api.controllers import server_tags
+from nova_clone.api.controllers import servers
+from nova_clone.api.controllers import services
+
+
+def _build():
+    ext = extensions.ExtensionsController()
+    flv = flavors.FlavorsController()
+    flv_access = flavors.FlavorAccessController()
+    specs = flavor_extra_specs.FlavorExtraSpecsController()
+    kps = keypairs.KeypairController()
+    lim = limits.LimitsController()
+    quotas = quota_sets.QuotaSetsController()
+    qclasses = quota_classes.QuotaClassSetsController()
+    srv = servers.ServersController()
+    meta = server_metadata.ServerMetadataController()
+    ips = server_metadata.ServerIpsController()
+    tags = server_tags.ServerTagsController()
+    actions = instance_actions.InstanceActionsController()
+    events = server_external_events.ServerExternalEventsController()
+    svc = services.ServiceController()
+    hyp = hypervisors.HypervisorsController()
+    az = availability_zone.AvailabilityZoneController()
+    table = [
+        ('/extensions', {'GET': ext.index}),
+        ('/extensions/{id}', {'GET': ext.show}),
+
+        ('/flavors', {'GET': flv.index, 'POST': flv.create}),
+        ('/flavors/detail', {'GET': flv.detail}),
+        ('/flavors/{flavor_id}', {'GET': flv.show, 'PUT': flv.update,
+                                  'DELETE': flv.delete}),
+        ('/flavors/{flavor_id}/action', {'POST': flv.action}),
+        ('/flavors/{flavor_id}/os-flavor-access', {'GET': flv_access.index}),
+        ('/flavors/{flavor_id}/os-extra_specs', {'GET': specs.index,
+                                                 'POST': specs.create}),
+        ('/flavors/{flavor_id}/os-extra_specs/{key}', {
+            'GET': specs.show, 'PUT': specs.update,
+            'DELETE': specs.delete}),
+
+        ('/os-keypairs', {'GET': kps.index, 'POST': kps.create}),
+        ('/os-keypairs/{name}', {'GET': kps.show, 'DELETE': kps.delete}),
+
+        ('/limits', {'GET': lim.index}),
+        ('/os-quota-sets/{project_id}', {
+            'GET': quotas.show, 'PUT': quotas.update,
+            'DELETE': quotas.delete}),
+        ('/os-quota-sets/{project_id}/defaults', {'GET': quotas.defaults}),
+        ('/os-quota-sets/{project_id}/detail', {'GET': quotas.detail}),
+        ('/os-quota-class-sets/{id}', {'GET': qclasses.show,
+                                       'PUT': qclasses.update}),
+
+        ('/servers', {'GET': srv.index, 'POST': srv.create}),
+        ('/servers/detail', {'GET': srv.detail}),
+        ('/servers/{server_id}', {'GET': srv.show, 'PUT': srv.update,
+                                  'DELETE': srv.delete}),
+        ('/servers/{server_id}/action', {'POST': srv.action}),
+        ('/servers/{server_id}/metadata', {
+            'GET': meta.index, 'POST': meta.create,
+            'PUT': meta.update_all}),
+        ('/servers/{server_id}/metadata/{key}', {
+            'GET': meta.show, 'PUT': meta.update, 'DELETE': meta.delete}),
+        ('/servers/{server_id}/ips', {'GET': ips.index}),
+        ('/servers/{server_id}/ips/{network}', {'GET': ips.show}),
+        ('/servers/{server_id}/tags', {
+            'GET': tags.index, 'PUT': tags.update_all,
+            'DELETE': tags.delete_all}),
+        ('/servers/{server_id}/tags/{tag}', {
+            'GET': tags.show, 'PUT': tags.update, 'DELETE': tags.delete}),
+        ('/servers/{server_id}/os-instance-actions', {'GET': actions.index}),
+        ('/servers/{server_id}/os-instance-actions/{request_id}', {
+            'GET': actions.show}),
+
+        ('/os-server-external-events', {'POST': events.create}),
+
+        ('/os-services', {'GET': svc.index}),
+        ('/os-services/{id}', {'PUT': svc.update, 'DELETE': svc.delete}),
+
+        ('/os-hypervisors', {'GET': hyp.index}),
+        ('/os-hypervisors/detail', {'GET': hyp.detail}),
+        ('/os-hypervisors/statistics', {'GET': hyp.statistics}),
+        ('/os-hypervisors/{hypervisor_id}', {'GET': hyp.show}),
+        ('/os-hypervisors/{hypervisor_id}/uptime', {'GET': hyp.uptime}),
+        ('/os-hypervisors/{pattern}/search', {'GET': hyp.search}),
+        ('/os-hypervisors/{pattern}/servers', {'GET': hyp.servers}),
+
+        ('/os-availability-zone', {'GET': az.index}),
+        ('/os-availability-zone/detail', {'GET': az.detail}),
+    ]
+    table.extend(removed.routes())
+    return table
+
+
+ROUTES = _build()

@@ -1,0 +1,1 @@
+"""Response builders: Nova's exact JSON shapes."""

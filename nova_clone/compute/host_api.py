@@ -1,0 +1,218 @@
+"""HostAPI: services and compute nodes across every cell, for the REST
+layer (os-services, os-hypervisors, os-availability-zone).
+
+Each listing is one query per cell, run in parallel; lookups by uuid try
+the cells until one has the record.
+"""
+
+from oslo_log import log as logging
+from oslo_utils import uuidutils
+
+from nova_clone.compute import cell_targeting
+from nova_clone import context as nova_context
+from nova_clone import exception
+
+LOG = logging.getLogger(__name__)
+
+CELL_TIMEOUT = 60
+
+
+def _objects():
+    from nova_clone import objects
+    return objects
+
+
+def _cells(context):
+    return list(_objects().CellMappingList.get_all(context))
+
+
+def _gather(context, fn, *args, **kwargs):
+    """[(cell, result)] of ``fn(cell_ctxt, ...)`` in every cell that
+    answered; failing cells are logged and skipped."""
+    cells = _cells(context)
+    by_uuid = {c.uuid: c for c in cells}
+    # cell_targeting targets only the database of cell0 (it has no queue).
+    results = cell_targeting.scatter_gather_cells(
+        context, cells, CELL_TIMEOUT, lambda c: fn(c, *args, **kwargs))
+    out = []
+    for cell_uuid, result in results.items():
+        if nova_context.is_cell_failure_sentinel(result):
+            LOG.warning('Cell %s did not answer; its records are missing',
+                        cell_uuid)
+            continue
+        out.append((by_uuid[cell_uuid], result))
+    # Stable order: cells as the API DB lists them.
+    order = {c.uuid: i for i, c in enumerate(cells)}
+    out.sort(key=lambda pair: order[pair[0].uuid])
+    return out
+
+
+def _find_in_cells(context, fn):
+    """The first (cell, result) where fn(cell_ctxt) returned non-None."""
+    for cell in _cells(context):
+        with cell_targeting.target_cell(context, cell) as cctxt:
+            try:
+                result = fn(cctxt)
+            except exception.NotFound:
+                continue
+            if result is not None:
+                return cell, result
+    return None, None
+
+
+class HostAPI(object):
+    """Sub-set of the compute API about hosts and services."""
+
+    def __init__(self, servicegroup_api=None):
+        self._servicegroup_api = servicegroup_api
+
+    @property
+    def servicegroup_api(self):
+        if self._servicegroup_api is None:
+            from nova_clone.servicegroup import api as sg_api
+            self._servicegroup_api = sg_api.API()
+        return self._servicegroup_api
+
+    def service_is_up(self, service):
+        try:
+            return self.servicegroup_api.service_is_up(service)
+        except Exception:  # noqa - unknown liveness reads as down
+            LOG.debug('Could not tell whether %s is up', service.host,
+                      exc_info=True)
+            return False
+
+    # -- services ---------------------------------------------------------
+    def service_get_all(self, context, filters=None, set_zones=False,
+                        all_cells=True):
+        """Services of every cell, filtered on host/binary/disabled/zone."""
+        filters = dict(filters or {})
+        disabled = filters.pop('disabled', None)
+        objects = _objects()
+
+        def get(cctxt):
+            return list(objects.ServiceList.get_all(
+                cctxt, disabled=disabled,
+                set_zones=set_zones or 'availability_zone' in filters))
+        services = []
+        for _cell, found in _gather(context, get):
+            services.extend(found)
+        result = []
+        for service in services:
+            keep = True
+            for key, value in filters.items():
+                if getattr(service, key, None) != value:
+                    keep = False
+                    break
+            if keep:
+                result.append(service)
+        return result
+
+    def service_get_by_id(self, context, service_id):
+        """A service by uuid (2.53+) or by integer id (ambiguous across
+        cells: raises ServiceNotUnique when two cells have that id)."""
+        objects = _objects()
+        if uuidutils.is_uuid_like(service_id):
+            _cell, service = _find_in_cells(
+                context, lambda c: objects.Service.get_by_uuid(
+                    c, service_id))
+            if service is None:
+                raise exception.ServiceNotFound(service_id=service_id)
+            return service
+        found = []
+        for _cell, service in _gather(
+                context, lambda c: _try(objects.Service.get_by_id, c,
+                                        int(service_id))):
+            if service is not None:
+                found.append(service)
+        if not found:
+            raise exception.ServiceNotFound(service_id=service_id)
+        if len(found) > 1:
+            raise exception.ServiceNotUnique()
+        return found[0]
+
+    service_get_by_uuid = service_get_by_id
+
+    def service_get_by_host_and_binary(self, context, host, binary):
+        objects = _objects()
+        _cell, service = _find_in_cells(
+            context, lambda c: objects.Service.get_by_args(c, host, binary))
+        if service is None:
+            raise exception.HostBinaryNotFound(host=host, binary=binary)
+        return service
+
+    def service_update(self, context, service):
+        """Save a service fetched from its cell (its context is targeted)."""
+        service.save()
+        return service
+
+    def service_delete(self, context, service_id):
+        service = self.service_get_by_id(context, service_id)
+        service.destroy()
+        return service
+
+    # -- compute nodes ----------------------------------------------------
+    def compute_node_get_all(self, context, limit=None, marker=None):
+        """Compute nodes of every cell; ``marker`` is a node uuid."""
+        objects = _objects()
+
+        def get(cctxt):
+            return list(objects.ComputeNodeList.get_all(cctxt))
+        nodes = []
+        for _cell, found in _gather(context, get):
+            nodes.extend(found)
+        if marker is not None:
+            uuids = [n.uuid for n in nodes]
+            if marker not in uuids:
+                raise exception.MarkerNotFound(marker=marker)
+            nodes = nodes[uuids.index(marker) + 1:]
+        if limit is not None:
+            nodes = nodes[:limit]
+        return nodes
+
+    def compute_node_get(self, context, compute_id):
+        objects = _objects()
+        if uuidutils.is_uuid_like(compute_id):
+            _cell, node = _find_in_cells(
+                context, lambda c: objects.ComputeNode.get_by_uuid(
+                    c, compute_id))
+        else:
+            try:
+                node_id = int(compute_id)
+            except (TypeError, ValueError):
+                node_id = None
+            node = None
+            if node_id is not None:
+                _cell, node = _find_in_cells(
+                    context, lambda c: objects.ComputeNode.get_by_id(
+                        c, node_id))
+        if node is None:
+            raise exception.ComputeHostNotFound(host=compute_id)
+        return node
+
+    def compute_node_search_by_hypervisor(self, context, hypervisor_match):
+        objects = _objects()
+        nodes = []
+        for _cell, found in _gather(
+                context, lambda c: list(
+                    objects.ComputeNodeList.get_by_hypervisor(
+                        c, hypervisor_match))):
+            nodes.extend(found)
+        return nodes
+
+    def instance_get_all_by_host(self, context, host_name):
+        """Instances on a host, from the host's cell."""
+        objects = _objects()
+        try:
+            mapping = objects.HostMapping.get_by_host(context, host_name)
+        except exception.HostMappingNotFound:
+            return []
+        with cell_targeting.target_cell(context,
+                                        mapping.cell_mapping) as cctxt:
+            return list(objects.InstanceList.get_by_host(cctxt, host_name))
+
+
+def _try(fn, *args):
+    try:
+        return fn(*args)
+    except exception.NotFound:
+        return None

@@ -1,0 +1,17 @@
+"""Default policy rules of the compute API, one module per area."""
+
+import itertools
+
+from nova_clone.policies import admin
+from nova_clone.policies import base
+from nova_clone.policies import flavors
+from nova_clone.policies import keypairs
+from nova_clone.policies import server_metadata
+from nova_clone.policies import servers
+
+
+def list_rules():
+    return list(itertools.chain(
+        base.list_rules(), servers.list_rules(),
+        server_metadata.list_rules(), flavors.list_rules(),
+        keypairs.list_rules(), admin.list_rules()))

@@ -1,0 +1,135 @@
+"""The nova-api command and the WSGI entry point, as real processes."""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+import requests
+
+from tests.functional.api import apifixture
+
+BIN = os.path.join(os.path.dirname(sys.executable), 'nova-api')
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def conf_dir():
+    tmp = tempfile.mkdtemp(prefix='nc_api_cmd_')
+    for db, name in (('api', 'api'), ('main', 'cell1')):
+        shutil.copy(apifixture._template(db),
+                    os.path.join(tmp, '%s.sqlite' % name))
+    yield tmp
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _write_conf(tmp, port):
+    path = os.path.join(tmp, 'nova.conf')
+    with open(path, 'w') as f:
+        f.write('[DEFAULT]\n'
+                'transport_url = fake://\n'
+                'osapi_compute_listen = 127.0.0.1\n'
+                'osapi_compute_listen_port = %d\n'
+                'log_file = %s\n'
+                '[api]\nauth_strategy = noauth2\n'
+                '[api_database]\nconnection = sqlite:///%s/api.sqlite\n'
+                '[database]\nconnection = sqlite:///%s/cell1.sqlite\n'
+                % (port, os.path.join(tmp, 'api.log'), tmp, tmp))
+    return path
+
+
+def _wait_up(url, proc, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError('nova-api exited with %s' % proc.returncode)
+        try:
+            return requests.get(url, timeout=2)
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    raise AssertionError('nova-api did not answer on %s' % url)
+
+
+@pytest.mark.skipif(not os.path.exists(BIN), reason='nova-api not installed')
+def test_nova_api_serves_and_stops_on_sigterm(conf_dir):
+    port = _free_port()
+    conf = _write_conf(conf_dir, port)
+    proc = subprocess.Popen([BIN, '--config-file', conf],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        base = 'http://127.0.0.1:%d' % port
+        assert _wait_up(base + '/', proc).status_code == 200
+        reply = requests.get(base + '/v2.1/flavors',
+                             headers={'X-Auth-Token': 'admin:admin'},
+                             timeout=5)
+        assert reply.status_code == 200
+        assert reply.json() == {'flavors': []}
+        request_id = reply.headers['X-Openstack-Request-Id']
+        bad = requests.post(base + '/v2.1/flavors', data='{oops',
+                            headers={'X-Auth-Token': 'admin:admin',
+                                     'Content-Type': 'application/json'},
+                            timeout=5)
+        assert bad.status_code == 400
+        assert bad.json()['badRequest']['message'] == \
+            'Malformed request body'
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    with open(os.path.join(conf_dir, 'api.log')) as f:
+        log = f.read()
+    # The request's log line carries its request id.
+    lines = [line for line in log.splitlines() if request_id in line]
+    assert any('GET /v2.1/flavors' in line and 'status: 200' in line
+               for line in lines), log[-2000:]
+
+
+@pytest.mark.skipif(not os.path.exists(BIN), reason='nova-api not installed')
+def test_nova_api_reports_busy_port(conf_dir):
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        sock.listen(1)
+        port = sock.getsockname()[1]
+        conf = _write_conf(conf_dir, port)
+        proc = subprocess.run([BIN, '--config-file', conf],
+                              capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert 'already in use' in proc.stderr
+    assert 'Traceback' not in proc.stderr
+
+
+@pytest.mark.skipif(not os.path.exists(BIN), reason='nova-api not installed')
+def test_nova_api_bad_config_file():
+    proc = subprocess.run([BIN, '--config-file', '/nonexistent/nova.conf'],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert 'Traceback' not in proc.stderr
+
+
+def test_wsgi_application_reads_nova_config_file(conf_dir):
+    conf = _write_conf(conf_dir, _free_port())
+    code = (
+        'import json, sys, webob\n'
+        'from nova_clone.api import wsgi\n'
+        'r = webob.Request.blank("/v2.1/flavors")\n'
+        'r.headers["X-Auth-Token"] = "admin:admin"\n'
+        'resp = r.get_response(wsgi.application)\n'
+        'print(resp.status_int, resp.body.decode())\n')
+    env = dict(os.environ, NOVA_CONFIG_FILE=conf)
+    proc = subprocess.run([sys.executable, '-c', code], capture_output=True,
+                          text=True, timeout=60, env=env,
+                          cwd=os.path.dirname(conf_dir))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith('200 {"flavors": []}')

@@ -1,0 +1,86 @@
+"""Every route, every method, hostile input: a Nova 4xx fault in JSON,
+never a 500 and never a traceback."""
+
+import re
+
+import pytest
+
+from nova_clone.api import routes
+from tests.functional.api import apifixture as af
+
+_BODIES = [None, 'null', '[]', '"text"', '{}', '{"a": {"b": null}}',
+           '{"server": []}', '{"flavor": "x"}', b'\xff\xfe', '{"x": 1e999}']
+_IDS = ['1', 'nope', '00000000-0000-0000-0000-000000000000', '%00', 'a b']
+
+
+def _paths():
+    for template, methods in routes.ROUTES:
+        for ident in _IDS:
+            path = re.sub(r'{\w+}', ident, template)
+            for method in methods:
+                yield method, path
+
+
+@pytest.fixture(scope='module')
+def wired(bed):
+    af.install_compute_api(bed)
+    yield
+    from nova_clone.api.controllers import servers
+    servers.set_compute_api(None)
+
+
+@pytest.mark.parametrize('version', ['2.1', 'latest'])
+def test_hostile_requests_get_clean_faults(wired, bed, version):
+    clients = [bed.client(), bed.client(user='admin', project='ad00')]
+    failures = []
+    for method, path in _paths():
+        for client in clients:
+            bodies = _BODIES if method in ('POST', 'PUT') else [None]
+            for raw in bodies:
+                reply = client.request(method, path, raw=raw,
+                                       version=version)
+                if reply.status >= 500 or 'Traceback' in reply.text:
+                    failures.append('%s %s %r -> %s %s' % (
+                        method, path, raw, reply.status, reply.text[:200]))
+                elif reply.status >= 400:
+                    assert reply.body and len(reply.body) == 1, (
+                        method, path, reply)
+                    fault = next(iter(reply.body.values()))
+                    assert fault['code'] == reply.status
+    assert not failures, '\n'.join(failures[:20])
+
+
+def test_hostile_query_strings(wired, demo, admin):
+    for path in ('/servers', '/servers/detail', '/flavors', '/flavors/detail',
+                 '/os-keypairs', '/os-hypervisors', '/os-services',
+                 '/limits'):
+        for query in ('limit=-1', 'limit=abc', 'marker=', 'sort_key=%00',
+                      'changes-since=yesterday', 'all_tenants=maybe',
+                      'status=', 'minRam=big', 'is_public=perhaps',
+                      'with_servers=perhaps', 'locked=maybe'):
+            for client in (demo, admin):
+                for version in ('2.1', '2.53', '2.73', 'latest'):
+                    reply = client.get('%s?%s' % (path, query),
+                                       version=version)
+                    assert reply.status < 500, (path, query, version, reply)
+
+
+@pytest.mark.parametrize('path', [
+    '/flavors/%ff', '/servers?name=%ff', '/servers/%ff%fe',
+    '/os-keypairs?limit=%ff', '/v2.1/%ff', '/%ff'])
+def test_undecodable_urls_are_400(wired, demo, path):
+    prefix = not path.startswith(('/v2.1', '/%'))
+    reply = demo.get(path, prefix=prefix)
+    assert reply.status == 400
+    assert reply.body['badRequest']['code'] == 400
+
+
+def test_non_json_content_type_is_415(wired, admin):
+    import webob
+    req = webob.Request.blank('/v2.1/flavors', method='POST')
+    req.headers['X-Auth-Token'] = 'admin:admin'
+    req.body = b'name=x'
+    req.content_type = 'text/plain'
+    resp = req.get_response(admin.app)
+    assert resp.status_int == 415
+    assert b'badMediaType' in resp.body
