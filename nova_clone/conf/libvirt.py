@@ -26,3 +26,20 @@ def register_opts(conf):
 
 def list_opts():
     return {libvirt_group: libvirt_opts}
+
+
+# Appended by the libvirt helper: options the libvirt driver reads.
+libvirt_driver_opts = [
+    cfg.IntOpt('tb_cache_size', min=0,
+               help='TCG translation block cache per guest in MiB '
+                    '(virt_type=qemu only); unset keeps QEMU\'s default.'),
+    cfg.IntOpt('wait_soft_reboot_seconds', default=120, min=1,
+               help='Seconds to wait for a guest to stop during a soft '
+                    'reboot before falling back to a hard reboot.'),
+    cfg.IntOpt('device_detach_timeout', default=20, min=1,
+               help='Seconds to wait for the guest to release a device '
+                    'on live detach.'),
+    cfg.IntOpt('device_detach_attempts', default=8, min=1,
+               help='How many times a live device detach is requested.'),
+]
+libvirt_opts.extend(libvirt_driver_opts)

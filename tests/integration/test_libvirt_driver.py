@@ -1,0 +1,470 @@
+"""LibvirtDriver against a real libvirtd and QEMU (TCG where KVM is not
+usable), started by tools/setup-libvirt.
+
+The driver is driven directly, as the compute manager would: one tiny
+guest (Debian kernel + busybox initramfs booted directly from AMI-style
+kernel/ramdisk images, on a qcow2 overlay of a raw root image) is spawned,
+checked, given a volume, powered off and on, and destroyed.  Boots are
+serialised and every wait is bounded.
+"""
+
+import os
+import pathlib
+import shutil
+import subprocess
+import time
+import uuid
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from nova_clone.compute import power_state
+from nova_clone.conf import CONF
+from nova_clone import context as nova_context
+from nova_clone import exception
+from nova_clone.objects import flavor as flavor_obj
+from nova_clone.objects import instance as instance_obj
+from nova_clone.placement import provider_tree
+from nova_clone.virt import driver as virt_driver
+from nova_clone.virt.libvirt import imagebackend
+
+pytestmark = pytest.mark.integration
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+SETUP = os.path.join(ROOT, 'tools', 'setup-libvirt')
+# The payload (a 70 MB kernel package download) is cached across runs.
+PAYLOAD_CACHE = '/tmp/nova-clone-libvirt-payload'
+BOOT_TIMEOUT = 90
+IMAGES = {'disk-image': 'PAYLOAD_DISK', 'kernel-image': 'PAYLOAD_KERNEL',
+          'ramdisk-image': 'PAYLOAD_RAMDISK'}
+
+
+def _run_setup(*args, **env_vars):
+    env = dict(os.environ, PAYLOAD_DIR=PAYLOAD_CACHE, **env_vars)
+    proc = subprocess.run([SETUP, *args], env=env, capture_output=True,
+                          text=True, timeout=600)
+    if proc.returncode:
+        pytest.fail('tools/setup-libvirt %s failed:\n%s%s' %
+                    (' '.join(args), proc.stdout, proc.stderr))
+    return dict(line.split('=', 1) for line in proc.stdout.splitlines()
+                if '=' in line)
+
+
+@pytest.fixture(scope='session')
+def libvirt_env():
+    try:
+        import libvirt  # noqa: F401
+    except ImportError:
+        pytest.fail('libvirt-python is not installed: '
+                    'pip install -e ".[libvirt]"')
+    # Short path: the daemon's unix socket path must fit in 108 bytes.
+    state = '/tmp/nclv-%s' % uuid.uuid4().hex[:8]
+    try:
+        # Two daemons: two "hosts" for live migration.
+        yield _run_setup(state, LIBVIRT_INSTANCES='2',
+                         LIBVIRT_HOSTNAME_PREFIX='nclv-host')
+    finally:
+        _run_setup('stop', state)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+@pytest.fixture(scope='module')
+def make_driver(libvirt_env):
+    """make_driver(daemon_number, instances_path) -> an initialised driver.
+
+    Each driver keeps the URI and instances_path it was started with, so
+    several "compute hosts" live in this one process.
+    """
+    common = [('virt_type', libvirt_env['LIBVIRT_VIRT_TYPE'], 'libvirt'),
+              ('tb_cache_size', 32, 'libvirt')]
+    for name, value, group in common:
+        CONF.set_override(name, value, group=group)
+    drivers = []
+
+    def make(number, instances_path):
+        CONF.set_override('connection_uri',
+                          libvirt_env['LIBVIRT_URI_%d' % number], 'libvirt')
+        CONF.set_override('instances_path', str(instances_path))
+        try:
+            drv = virt_driver.load_compute_driver(None,
+                                                  'libvirt.LibvirtDriver')
+            drv.init_host('libvirt-it-%d' % number)
+        finally:
+            CONF.clear_override('connection_uri', 'libvirt')
+            CONF.clear_override('instances_path')
+        downloads = []
+
+        # The image service of this test: the payload files stand for the
+        # Glance images (the driver's Glance path is the compute helper's).
+        def download(ctx, image_id, dest):
+            downloads.append(image_id)
+            shutil.copyfile(libvirt_env[IMAGES[image_id]], dest)
+
+        drv.image_download = download
+        drv.downloads = downloads
+        drivers.append(drv)
+        return drv
+
+    yield make
+    for drv in drivers:
+        drv.cleanup_host(None)
+    for name, _, group in common:
+        CONF.clear_override(name, group=group)
+
+
+@pytest.fixture(scope='module')
+def drv(make_driver, tmp_path_factory):
+    return make_driver(1, tmp_path_factory.mktemp('instances'))
+
+
+def _instance():
+    flavor = flavor_obj.Flavor(name='tiny', flavorid='t1', memory_mb=128,
+                               vcpus=1, root_gb=1, ephemeral_gb=0, swap=0)
+    return instance_obj.Instance(
+        id=int(uuid.uuid4().int % 0xFFFFFFF), uuid=str(uuid.uuid4()),
+        memory_mb=128, vcpus=1, root_gb=1, ephemeral_gb=0,
+        image_ref='disk-image', kernel_id='kernel-image',
+        ramdisk_id='ramdisk-image', flavor=flavor, display_name='tiny',
+        user_id='u1', project_id='p1')
+
+
+IMAGE_META = {'id': 'disk-image', 'disk_format': 'raw',
+              'properties': {
+                  'os_command_line': 'console=ttyS0 quiet panic=-1'}}
+
+
+def _wait_console(drv, ctx, inst, text, count=1, timeout=BOOT_TIMEOUT):
+    deadline = time.monotonic() + timeout
+    while True:
+        out = drv.get_console_output(ctx, inst)
+        if out.count(text) >= count:
+            return out
+        if time.monotonic() > deadline:
+            pytest.fail('%r (x%d) not on the console after %s s; tail:\n%s'
+                        % (text, count, timeout, out[-1500:]))
+        time.sleep(0.25)
+
+
+@pytest.fixture(scope='module')
+def guest(drv, libvirt_env):
+    ctx = nova_context.get_admin_context()
+    inst = _instance()
+    drv.spawn(ctx, inst, IMAGE_META, [], None, {})
+    yield ctx, inst
+    drv.destroy(ctx, inst, [])
+
+
+def test_host_resources_and_inventory(drv):
+    nodes = drv.get_available_nodes()
+    # The node is named as the daemon's host reports itself.
+    assert nodes == ['nclv-host1']
+    res = drv.get_available_resource(nodes[0])
+    assert res['hypervisor_type'] == 'QEMU'
+    assert res['hypervisor_version'] >= 2000000
+    assert res['vcpus'] >= 1 and res['memory_mb'] > 0
+    assert res['local_gb'] > 0
+    tree = provider_tree.ProviderTree()
+    tree.new_root(nodes[0], str(uuid.uuid4()))
+    drv.update_provider_tree(tree, nodes[0])
+    inv = tree.data(nodes[0]).inventory
+    assert inv['VCPU']['total'] == res['vcpus']
+    assert inv['MEMORY_MB']['total'] == res['memory_mb']
+    assert inv['DISK_GB']['total'] == res['local_gb']
+    assert 'COMPUTE_STORAGE_BUS_VIRTIO' in tree.data(nodes[0]).traits
+    with pytest.raises(exception.HypervisorUnavailable):
+        drv.get_available_resource('not-' + nodes[0])
+
+
+def test_spawn_boots_the_guest(drv, guest, libvirt_env):
+    ctx, inst = guest
+    out = _wait_console(drv, ctx, inst, libvirt_env['GUEST_MARKER'])
+    assert 'disks=vda,' in out
+    assert drv.get_info(inst).state == power_state.RUNNING
+    assert inst.uuid in drv.list_instance_uuids()
+    assert inst.name in drv.list_instances()
+    # The root disk is a qcow2 overlay of the raw base image in _base,
+    # grown to the flavor's root_gb.
+    disk = os.path.join(drv.instance_dir(inst), 'disk')
+    info = imagebackend.image_info(disk)
+    assert info['format'] == 'qcow2'
+    assert info['virtual-size'] == 1024 ** 3
+    assert info['backing-filename'] == drv.image_cache.path_for('disk-image')
+    assert sorted(drv.downloads) == sorted(IMAGES)
+
+
+def test_attach_and_detach_file_volume(drv, guest, tmp_path):
+    ctx, inst = guest
+    vol = tmp_path / 'volume-1'
+    with open(vol, 'wb') as f:
+        f.truncate(16 * 1024 ** 2)  # sparse
+    conn_info = {'driver_volume_type': 'file',
+                 'data': {'device_path': str(vol), 'volume_id': 'vol-1',
+                          'access_mode': 'rw'},
+                 'serial': 'vol-1'}
+    connector = drv.get_volume_connector(inst)
+    assert connector['host'] == CONF.host and 'initiator' not in connector
+    drv.attach_volume(ctx, conn_info, inst, '/dev/vdb')
+    _wait_console(drv, ctx, inst, 'GUEST-DISK add vdb', timeout=30)
+    dom = drv._host.get_domain(inst)
+    sources = [s.get('file') for s in
+               ET.fromstring(dom.XMLDesc(0)).findall('./devices/disk/source')]
+    assert str(vol) in sources
+    drv.detach_volume(ctx, conn_info, inst, '/dev/vdb')
+    _wait_console(drv, ctx, inst, 'GUEST-DISK remove vdb', timeout=30)
+    import libvirt
+    persistent = dom.XMLDesc(libvirt.VIR_DOMAIN_XML_INACTIVE)
+    assert str(vol) not in persistent and str(vol) not in dom.XMLDesc(0)
+
+
+def test_attach_volume_errors_are_clean(drv, guest):
+    ctx, inst = guest
+    with pytest.raises(exception.VolumeDriverNotFound):
+        drv.attach_volume(ctx, {'driver_volume_type': 'iscsi', 'data': {}},
+                          inst, '/dev/vdc')
+    with pytest.raises(exception.DiskNotFound):
+        drv.attach_volume(ctx, {'driver_volume_type': 'file',
+                                'data': {'device_path': '/nonexistent/v'}},
+                          inst, '/dev/vdc')
+
+
+def test_power_off_and_on(drv, guest, libvirt_env):
+    ctx, inst = guest
+    # A clean (ACPI) shutdown first: the guest says goodbye on its console.
+    drv.power_off(inst, timeout=30, retry_interval=10)
+    assert drv.get_info(inst).state == power_state.SHUTDOWN
+    assert 'GUEST-POWEROFF' in drv.get_console_output(ctx, inst)
+    drv.power_on(ctx, inst, [])
+    assert drv.get_info(inst).state == power_state.RUNNING
+    # The console log is appended to: the second boot adds its marker.
+    _wait_console(drv, ctx, inst, libvirt_env['GUEST_MARKER'], count=2)
+
+
+def test_pause_suspend_and_resume(drv, guest, libvirt_env):
+    ctx, inst = guest
+    marker = libvirt_env['GUEST_MARKER']
+    _wait_console(drv, ctx, inst, marker)
+    boots = drv.get_console_output(ctx, inst).count(marker)
+    drv.pause(inst)
+    assert drv.get_info(inst).state == power_state.PAUSED
+    drv.unpause(inst)
+    assert drv.get_info(inst).state == power_state.RUNNING
+    drv.suspend(ctx, inst)
+    assert drv.get_info(inst).state == power_state.SHUTDOWN
+    drv.resume(ctx, inst, [])
+    assert drv.get_info(inst).state == power_state.RUNNING
+    # Restored from memory, not booted again: it still reacts to a
+    # hot-plugged disk, and no new boot marker appeared.
+    vol = _volume(pathlib.Path(drv.instance_dir(inst)), 'vol-r1')
+    # (The guest names disks in arrival order, whatever the target.)
+    added = drv.get_console_output(ctx, inst).count('GUEST-DISK add vd')
+    drv.attach_volume(ctx, vol, inst, '/dev/vdc')
+    _wait_console(drv, ctx, inst, 'GUEST-DISK add vd', count=added + 1,
+                  timeout=30)
+    drv.detach_volume(ctx, vol, inst, '/dev/vdc')
+    assert drv.get_console_output(ctx, inst).count(marker) == boots
+    with pytest.raises(exception.InstanceNotRunning):
+        drv.resume(ctx, inst, [])
+
+
+def test_soft_and_hard_reboot(drv, guest, libvirt_env):
+    ctx, inst = guest
+    marker = libvirt_env['GUEST_MARKER']
+    out = _wait_console(drv, ctx, inst, marker)
+    boots, poweroffs = out.count(marker), out.count('GUEST-POWEROFF')
+    # Soft: the guest is asked to shut down (and does), then restarts.
+    drv.reboot(ctx, inst, [], 'SOFT')
+    assert drv.get_info(inst).state == power_state.RUNNING
+    out = _wait_console(drv, ctx, inst, marker, count=boots + 1)
+    assert out.count('GUEST-POWEROFF') == poweroffs + 1
+    # Hard: no word to the guest, it just boots again.
+    drv.reboot(ctx, inst, [], 'HARD')
+    assert drv.get_info(inst).state == power_state.RUNNING
+    out = _wait_console(drv, ctx, inst, marker, count=boots + 2)
+    assert out.count('GUEST-POWEROFF') == poweroffs + 1
+
+
+def test_destroy_leaves_nothing(drv, libvirt_env):
+    ctx = nova_context.get_admin_context()
+    inst = _instance()
+    drv.spawn(ctx, inst, IMAGE_META, [], None, {}, power_on=False)
+    assert drv.get_info(inst).state == power_state.SHUTDOWN
+    inst_dir = drv.instance_dir(inst)
+    assert os.path.isdir(inst_dir)
+    drv.destroy(ctx, inst, [])
+    assert inst.uuid not in drv.list_instance_uuids()
+    assert not os.path.exists(inst_dir)
+    with pytest.raises(exception.InstanceNotFound):
+        drv.get_info(inst)
+    # Destroying a guest that is already gone is not an error.
+    drv.destroy(ctx, inst, [])
+    # The base image stays cached for the next guest.
+    assert drv.image_cache.is_cached('disk-image')
+
+
+def _volume(tmp_path, name):
+    vol = tmp_path / name
+    with open(vol, 'wb') as f:
+        f.truncate(16 * 1024 ** 2)
+    return {'driver_volume_type': 'file',
+            'data': {'device_path': str(vol), 'volume_id': name},
+            'serial': name}
+
+
+def _migrate(src, dst, ctx, inst, dest_name, block_migration):
+    """Nova's call sequence; returns what the source reported at the end."""
+    outcome = []
+    dest_data = dst.check_can_live_migrate_destination(
+        ctx, inst, {}, {}, block_migration=block_migration)
+    try:
+        data = src.check_can_live_migrate_source(ctx, inst, dest_data)
+    finally:
+        dst.cleanup_live_migration_destination_check(ctx, dest_data)
+    data = dst.pre_live_migration(ctx, inst, None, [], None, data)
+    src.live_migration(
+        ctx, inst, dest_name,
+        lambda *args: outcome.append('post'),
+        lambda *args: outcome.append('recover'),
+        block_migration=block_migration, migrate_data=data)
+    if outcome == ['post']:
+        dst.post_live_migration_at_destination(ctx, inst, [],
+                                               block_migration)
+        src.post_live_migration_at_source(ctx, inst, [])
+        src.cleanup(ctx, inst, [], destroy_disks=block_migration)
+    return outcome, data
+
+
+def test_live_migration_shared_path_then_block(make_driver, libvirt_env,
+                                              tmp_path_factory, tmp_path):
+    """Host 1 -> host 2 over a shared instances_path, then back to host 1
+    by block migration into a different instances_path."""
+    shared = tmp_path_factory.mktemp('shared')
+    host1 = make_driver(1, shared)
+    host2 = make_driver(2, shared)
+    host1_local = make_driver(1, tmp_path_factory.mktemp('local'))
+    assert host2.get_available_nodes() == ['nclv-host2']
+    ctx = nova_context.get_admin_context()
+    inst = _instance()
+    host1.spawn(ctx, inst, IMAGE_META, [], None, {})
+    try:
+        _wait_console(host1, ctx, inst, libvirt_env['GUEST_MARKER'])
+
+        # Without block migration the destination must share the path.
+        with pytest.raises(exception.InvalidSharedStorage):
+            _migrate(host1, host1_local, ctx, inst, 'host1', False)
+
+        outcome, data = _migrate(host1, host2, ctx, inst, 'host2', False)
+        assert outcome == ['post'] and data['is_shared_instance_path']
+        assert inst.uuid not in host1.list_instance_uuids()
+        assert host2.get_info(inst).state == power_state.RUNNING
+        # Alive over there: it sees a disk hot-plugged by host 2.
+        vol = _volume(tmp_path, 'vol-m1')
+        host2.attach_volume(ctx, vol, inst, '/dev/vdb')
+        _wait_console(host2, ctx, inst, 'GUEST-DISK add vdb', timeout=30)
+        host2.detach_volume(ctx, vol, inst, '/dev/vdb')
+        _wait_console(host2, ctx, inst, 'GUEST-DISK remove vdb', timeout=30)
+        # Shared storage: the source kept the files the guest runs from.
+        assert os.path.exists(os.path.join(host2.instance_dir(inst),
+                                           'disk'))
+
+        outcome, data = _migrate(host2, host1_local, ctx, inst, 'host1',
+                                 True)
+        assert outcome == ['post'] and not data['is_shared_instance_path']
+        assert host1_local.get_info(inst).state == power_state.RUNNING
+        assert inst.uuid not in host2.list_instance_uuids()
+        # The disk was copied into host 1's own directory; host 2's copy
+        # is gone.
+        new_disk = os.path.join(host1_local.instance_dir(inst), 'disk')
+        assert imagebackend.image_info(new_disk)['backing-filename'] == \
+            host1_local.image_cache.path_for('disk-image')
+        assert not os.path.exists(host2.instance_dir(inst))
+        host1_local.attach_volume(ctx, vol, inst, '/dev/vdb')
+        _wait_console(host1_local, ctx, inst, 'GUEST-DISK add vdb',
+                      timeout=30)
+    finally:
+        for drv in (host1_local, host2, host1):
+            drv.destroy(ctx, inst, [])
+    assert not os.path.exists(host1_local.instance_dir(inst))
+
+
+# -- images from the image service (the Glance stand-in) ---------------------
+
+@pytest.fixture
+def glance_images(tmp_path, libvirt_env):
+    """The payload uploaded to a Glance stand-in as aki/ari/raw images;
+    [glance] points the driver's image API at it."""
+    from keystoneauth1 import loading as ks_loading
+    from oslo_config import cfg
+
+    from nova_clone.conf import peers as peers_conf
+    from nova_clone.image import glance
+    from nova_clone.peers import client_auth
+    from nova_clone.peers import local
+
+    password = 'secret'
+    conf = cfg.ConfigOpts()
+    peers_conf.register_opts(conf)
+    conf([], project='nova-clone-test', default_config_files=[],
+         default_config_dirs=[])
+    conf.set_override('connection', 'sqlite:///%s/peers.sqlite' % tmp_path,
+                      'peers')
+    conf.set_override('admin_password', password, 'peers')
+    running = local.LocalPeers(conf).start()
+    CONF.register_opts(ks_loading.get_auth_plugin_conf_options('password'),
+                       group='glance')
+    values = {'auth_type': 'password', 'auth_url': running.auth_url,
+              'username': 'nova', 'password': password,
+              'project_name': 'service', 'user_domain_name': 'Default',
+              'project_domain_name': 'Default',
+              'endpoint_override': running.url('glance')}
+    previous = {key: CONF._get_opt_info(key, 'glance').get('override')
+                for key in values}
+    for key, value in values.items():
+        CONF.set_override(key, value, group='glance')
+    client_auth.reset()
+    try:
+        ctx = nova_context.get_admin_context()
+        api = glance.API()
+        disk = tmp_path / 'root.raw'
+        with open(disk, 'wb') as f:
+            f.truncate(1024 ** 2)
+        ids = {}
+        for key, path, fmt in (('kernel', libvirt_env['PAYLOAD_KERNEL'],
+                                'aki'),
+                               ('ramdisk', libvirt_env['PAYLOAD_RAMDISK'],
+                                'ari'),
+                               ('disk', str(disk), 'raw')):
+            with open(path, 'rb') as f:
+                ids[key] = api.create(ctx, {
+                    'name': key, 'disk_format': fmt,
+                    'container_format': 'bare', 'visibility': 'public',
+                    'properties': {}}, data=f)['id']
+        yield ctx, ids
+    finally:
+        for key, value in previous.items():
+            if value is None:
+                CONF.clear_override(key, group='glance')
+            else:
+                CONF.set_override(key, value, group='glance')
+        client_auth.reset()
+        running.stop()
+
+
+def test_spawn_from_glance_images(make_driver, libvirt_env, glance_images,
+                                  tmp_path_factory):
+    ctx, ids = glance_images
+    drv = make_driver(1, tmp_path_factory.mktemp('glance-instances'))
+    drv.image_download = None  # the real image API this time
+    inst = _instance()
+    inst.image_ref, inst.kernel_id, inst.ramdisk_id = (
+        ids['disk'], ids['kernel'], ids['ramdisk'])
+    image_meta = dict(IMAGE_META, id=ids['disk'])
+    drv.spawn(ctx, inst, image_meta, [], None, {})
+    try:
+        _wait_console(drv, ctx, inst, libvirt_env['GUEST_MARKER'])
+        for key in ('disk', 'kernel', 'ramdisk'):
+            assert drv.image_cache.is_cached(ids[key])
+        assert os.path.getsize(drv.image_cache.path_for(ids['kernel'])) == \
+            os.path.getsize(libvirt_env['PAYLOAD_KERNEL'])
+    finally:
+        drv.destroy(ctx, inst, [])
