@@ -28,6 +28,14 @@ class ServiceController(object):
 
     def __init__(self):
         self.host_api = host_api.HostAPI()
+        self._placement = None
+
+    @property
+    def placement(self):
+        if self._placement is None:
+            from nova_clone.placement import client
+            self._placement = client.SchedulerReportClient()
+        return self._placement
         self._actions = {
             'enable': self._enable,
             'disable': self._disable,
@@ -201,6 +209,10 @@ class ServiceController(object):
         except exception.ComputeHostNotFound:
             nodes = []
         for node in nodes:
+            # The provider goes too, so the scheduler stops offering a
+            # host that no longer exists.
+            self.placement.delete_resource_provider(context, node,
+                                                    cascade=True)
             node.destroy()
         try:
             objects.HostMapping.get_by_host(context, service.host).destroy()
