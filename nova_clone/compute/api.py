@@ -1,0 +1,348 @@
+"""What the REST layer calls to boot, find, change and delete servers.
+
+``API.create`` records a boot in the API database (request spec, build
+request, instance mapping in one transaction) and casts it to the
+conductor; nothing exists in a cell until a host is chosen.  ``get`` and
+``get_all`` read build requests and the cells (``instance_list``);
+``delete`` handles the three cases of scenario 2 (``api_delete``).
+"""
+
+import threading
+
+from oslo_log import log as logging
+from oslo_utils import uuidutils
+
+from nova_clone.compute import api_build
+from nova_clone.compute import api_delete
+from nova_clone.compute import instance_list
+from nova_clone.compute import cell_targeting
+from nova_clone import context as nova_context
+from nova_clone import exception
+
+LOG = logging.getLogger(__name__)
+
+try:  # The API helper's module; re-exported as Nova's compute.API does.
+    from nova_clone.compute.host_api import HostAPI  # noqa: F401
+except ImportError:  # pragma: no cover - until that module lands
+    HostAPI = None
+
+
+def _objects():
+    from nova_clone import objects
+    return objects
+
+
+class API:
+    """One per nova-api process; every method takes the request context."""
+
+    def __init__(self, image_api=None, network_api=None, volume_api=None,
+                 compute_task_api=None, compute_rpcapi=None,
+                 report_client=None, servicegroup_api=None):
+        self._clients = {
+            'image_api': image_api, 'network_api': network_api,
+            'volume_api': volume_api, 'compute_task_api': compute_task_api,
+            'compute_rpcapi': compute_rpcapi,
+            'report_client': report_client,
+            'servicegroup_api': servicegroup_api,
+        }
+        self._lock = threading.Lock()
+
+    # Clients are built on first use: the API process imports this module
+    # before messaging and the peers' settings are ready.
+    def _client(self, name, factory):
+        client = self._clients.get(name)
+        if client is None:
+            with self._lock:
+                client = self._clients.get(name)
+                if client is None:
+                    client = factory()
+                    self._clients[name] = client
+        return client
+
+    @property
+    def image_api(self):
+        from nova_clone.image import glance
+        return self._client('image_api', glance.API)
+
+    @property
+    def network_api(self):
+        from nova_clone.network import neutron
+        return self._client('network_api', neutron.API)
+
+    @property
+    def volume_api(self):
+        from nova_clone.volume import cinder
+        return self._client('volume_api', cinder.API)
+
+    @property
+    def compute_task_api(self):
+        from nova_clone.conductor import rpcapi
+        return self._client('compute_task_api', rpcapi.ComputeTaskAPI)
+
+    @property
+    def compute_rpcapi(self):
+        from nova_clone.compute import rpcapi
+        return self._client('compute_rpcapi', rpcapi.ComputeAPI)
+
+    @property
+    def report_client(self):
+        from nova_clone.placement import client
+        return self._client('report_client', client.SchedulerReportClient)
+
+    @property
+    def servicegroup_api(self):
+        from nova_clone.servicegroup import api as sg_api
+        return self._client('servicegroup_api', sg_api.API)
+
+    # -- create ------------------------------------------------------------
+    def _get_image(self, context, image_href):
+        if not image_href:
+            return None
+        return self.image_api.get(context, image_href)
+
+    def _validate_networks(self, context, requested_networks, max_count):
+        """How many servers the requested networks/ports allow."""
+        validate = getattr(self.network_api, 'validate_networks', None)
+        if validate is None:
+            return max_count
+        result = validate(context, requested_networks, max_count)
+        return result if isinstance(result, int) else max_count
+
+    def _get_keypair(self, context, key_name):
+        if not key_name:
+            return None
+        return _objects().KeyPair.get_by_name(context, context.user_id,
+                                              key_name)
+
+    def create(self, context, flavor, image_href, *, display_name,
+               display_description=None, min_count=1, max_count=1,
+               requested_networks=None, key_name=None,
+               availability_zone=None, metadata=None, user_data=None,
+               admin_password=None, block_device_mapping=None,
+               scheduler_hints=None, tags=None, hostname=None,
+               access_ip_v4=None, access_ip_v6=None, config_drive=None,
+               security_groups=None, supports_multiattach=False,
+               return_reservation_id=False, injected_files=None):
+        objects = _objects()
+        min_count = min_count or 1
+        max_count = max_count or min_count
+        if min_count > max_count:
+            raise exception.InvalidInput(
+                reason='min_count must be <= max_count')
+        if getattr(flavor, 'disabled', False):
+            raise exception.FlavorNotFound(flavor_id=flavor.flavorid)
+
+        is_bfv = api_build.is_volume_backed(image_href, block_device_mapping)
+        image = self._get_image(context, image_href)
+        api_build.check_flavor_and_image(flavor, image, is_bfv=is_bfv)
+        key_pair = self._get_keypair(context, key_name)
+        zone, forced_host, forced_node = api_build.parse_availability_zone(
+            context, availability_zone)
+        max_count = min(max_count, self._validate_networks(
+            context, requested_networks, max_count))
+        if max_count < min_count:
+            raise exception.TooManyInstances(
+                overs='ports', req=min_count, used=0, allowed=max_count)
+
+        from nova_clone import quota
+        count = quota.check_server_create(context, flavor, min_count,
+                                          max_count)
+        count = max(min_count, min(count or max_count, max_count))
+
+        bdm_template = api_build.build_bdm_list(
+            context, image_href, image, flavor, block_device_mapping,
+            volume_api=self.volume_api if any(
+                (b.get('source_type') == 'volume')
+                for b in block_device_mapping or []) else None)
+
+        reservation_id = 'r-%s' % uuidutils.generate_uuid()[:8]
+        names = api_build.display_names(display_name or '', count)
+        filter_properties = {'scheduler_hints': scheduler_hints or {}}
+        if forced_host:
+            filter_properties['force_hosts'] = [forced_host]
+        if forced_node:
+            filter_properties['force_nodes'] = [forced_node]
+        sg_names = [g.get('name') if isinstance(g, dict) else g
+                    for g in (security_groups or [])] or ['default']
+
+        instances, build_requests, request_specs, mappings = [], [], [], []
+        for index in range(count):
+            uuid = uuidutils.generate_uuid()
+            name = names[index]
+            if hostname and count == 1:
+                host_name = hostname
+            else:
+                host_name = api_build.sanitize_hostname(
+                    name, default='Server-%s' % uuid)
+            instance = api_build.new_instance(
+                context, flavor, image_href, image, uuid=uuid, index=index,
+                display_name=name, display_description=display_description,
+                hostname=host_name, key_pair=key_pair,
+                availability_zone=zone, metadata=metadata,
+                user_data=user_data, config_drive=config_drive,
+                access_ip_v4=access_ip_v4, access_ip_v6=access_ip_v6,
+                reservation_id=reservation_id, launch_index=index,
+                security_groups=sg_names)
+            spec = objects.RequestSpec.from_components(
+                context, uuid, image or {}, flavor, None, None,
+                filter_properties, None, zone, security_groups=sg_names,
+                project_id=context.project_id, user_id=context.user_id)
+            spec.num_instances = count
+            spec.is_bfv = is_bfv
+            if isinstance(requested_networks, list) or \
+                    requested_networks in ('auto', 'none'):
+                spec.requested_networks = requested_networks
+            bdms = objects.BlockDeviceMappingList(objects=[
+                b.obj_clone() for b in bdm_template])
+            for bdm in bdms:
+                bdm.uuid = uuidutils.generate_uuid()
+                bdm.instance_uuid = uuid
+            tag_list = objects.TagList(objects=[
+                objects.Tag(resource_id=uuid, tag=t) for t in (tags or [])])
+            build_request = objects.BuildRequest(
+                context, instance=instance, instance_uuid=uuid,
+                project_id=context.project_id, block_device_mappings=bdms,
+                tags=tag_list)
+            mapping = objects.InstanceMapping(
+                context, instance_uuid=uuid, cell_mapping=None,
+                project_id=context.project_id, user_id=context.user_id,
+                queued_for_delete=False)
+            instances.append(instance)
+            build_requests.append(build_request)
+            request_specs.append(spec)
+            mappings.append(mapping)
+
+        self._record_in_api_db(context, request_specs, build_requests,
+                               mappings)
+        bdm_objects = build_requests[0].block_device_mappings
+        self.compute_task_api.schedule_and_build_instances(
+            context, build_requests=build_requests,
+            request_specs=request_specs, image=image or {},
+            admin_password=admin_password,
+            injected_files=injected_files or [],
+            requested_networks=requested_networks,
+            block_device_mapping=bdm_objects, tags=list(tags or []))
+        return instances, reservation_id
+
+    @staticmethod
+    def _record_in_api_db(context, request_specs, build_requests, mappings):
+        """The three records of every instance in one API-DB transaction."""
+        from nova_clone.db.api import api as api_db
+        with api_db.context_manager.writer.using(context):
+            for spec, br, mapping in zip(request_specs, build_requests,
+                                         mappings):
+                spec.create()
+                br.create()
+                mapping.create()
+
+    # -- read ----------------------------------------------------------------
+    def get(self, context, instance_id, expected_attrs=None,
+            cell_down_support=False):
+        if not uuidutils.is_uuid_like(instance_id):
+            raise exception.InstanceNotFound(instance_id=instance_id)
+        instance = instance_list.get_one(context, instance_id,
+                                         expected_attrs=expected_attrs)
+        if not context.is_admin and \
+                instance.project_id != context.project_id:
+            raise exception.InstanceNotFound(instance_id=instance_id)
+        return instance
+
+    def get_all(self, context, search_opts=None, limit=None, marker=None,
+                expected_attrs=None, sort_keys=None, sort_dirs=None):
+        return instance_list.get_all(
+            context, search_opts or {}, limit=limit, marker=marker,
+            expected_attrs=expected_attrs, sort_keys=sort_keys,
+            sort_dirs=sort_dirs)
+
+    def update_instance(self, context, instance, updates):
+        """Change name, description, hostname... of a server."""
+        objects = _objects()
+        try:
+            mapping = objects.InstanceMapping.get_by_instance_uuid(
+                context, instance.uuid)
+        except exception.InstanceMappingNotFound:
+            raise exception.InstanceNotFound(instance_id=instance.uuid)
+        if mapping.cell_mapping is None:
+            try:
+                br = objects.BuildRequest.get_by_instance_uuid(
+                    context, instance.uuid)
+                for key, value in updates.items():
+                    setattr(br.instance, key, value)
+                br.save()
+                for key, value in updates.items():
+                    setattr(instance, key, value)
+                return br.instance
+            except exception.BuildRequestNotFound:
+                # Scheduled meanwhile: the instance is in a cell now.
+                mapping = objects.InstanceMapping.get_by_instance_uuid(
+                    context, instance.uuid)
+                if mapping.cell_mapping is None:
+                    raise exception.InstanceNotFound(
+                        instance_id=instance.uuid)
+        cell = mapping.cell_mapping
+        with cell_targeting.target_cell(context, cell) as cctxt:
+            cell_instance = objects.Instance.get_by_uuid(cctxt, instance.uuid)
+            for key, value in updates.items():
+                setattr(cell_instance, key, value)
+            cell_instance.save()
+        return cell_instance
+
+    # -- delete --------------------------------------------------------------
+    def delete(self, context, instance):
+        api_delete.delete(self, context, instance)
+
+    # -- events -----------------------------------------------------------
+    def external_instance_event(self, context, instances, events):
+        """Deliver events to the computes of their instances.
+
+        One cast per (cell, host) with that host's instances and events, on
+        the compute-alt topic.
+        """
+        objects = _objects()
+        by_uuid = {i.uuid: i for i in instances}
+        mappings = {}
+        if hasattr(objects.InstanceMappingList, 'get_by_instance_uuids'):
+            for m in objects.InstanceMappingList.get_by_instance_uuids(
+                    context, list(by_uuid)):
+                mappings[m.instance_uuid] = m
+        groups = {}
+        for event in events:
+            uuid = event['server_uuid'] if isinstance(event, dict) else \
+                event.instance_uuid
+            instance = by_uuid.get(uuid)
+            if instance is None or not getattr(instance, 'host', None):
+                LOG.debug('Not delivering event %s: instance %s has no host',
+                          event, uuid)
+                continue
+            mapping = mappings.get(uuid)
+            cell = mapping.cell_mapping if mapping is not None else None
+            key = (cell.uuid if cell is not None else None, instance.host)
+            group = groups.setdefault(key, (cell, {}, []))
+            group[1][uuid] = instance
+            group[2].append(event)
+        for (cell_uuid, host), (cell, insts, evs) in groups.items():
+            if cell is not None:
+                with cell_targeting.target_cell(context, cell) as cctxt:
+                    self.compute_rpcapi.external_instance_event(
+                        cctxt, list(insts.values()), evs, host=host)
+            else:
+                self.compute_rpcapi.external_instance_event(
+                    context, list(insts.values()), evs, host=host)
+
+    def get_instance_host_status(self, instance):
+        """UP / DOWN / MAINTENANCE / UNKNOWN / '' of the server's host."""
+        host = getattr(instance, 'host', None)
+        if not host:
+            return ''
+        ctxt = nova_context.get_admin_context()
+        objects = _objects()
+        try:
+            mapping = objects.InstanceMapping.get_by_instance_uuid(
+                ctxt, instance.uuid)
+            with cell_targeting.target_cell(ctxt, mapping.cell_mapping) as cc:
+                service = objects.Service.get_by_compute_host(cc, host)
+        except exception.NotFound:
+            return 'UNKNOWN'
+        if self.servicegroup_api.service_is_up(service):
+            return 'MAINTENANCE' if service.disabled else 'UP'
+        return 'DOWN'

@@ -1,0 +1,267 @@
+"""The API side of a boot: validate the request, build the records.
+
+Nothing here touches a cell: the instances are objects only, stored inside
+their build requests in the API database until the conductor has chosen a
+host (scenario 1 of the spec).
+"""
+
+import re
+
+from oslo_log import log as logging
+from oslo_utils import uuidutils
+
+from nova_clone.compute import power_state
+from nova_clone.compute import task_states
+from nova_clone.compute import vm_states
+from nova_clone.conf import CONF
+from nova_clone import exception
+
+LOG = logging.getLogger(__name__)
+
+MULTI_NAME_TEMPLATE = '%(name)s-%(count)d'
+# Image properties copied into system metadata (Nova's image_ prefix).
+_SKIP_IMAGE_KEYS = ('id', 'name', 'status', 'checksum', 'created_at',
+                    'updated_at', 'deleted', 'deleted_at', 'properties',
+                    'owner', 'locations', 'direct_url', 'file', 'schema',
+                    'self', 'tags', 'visibility', 'protected', 'os_hash_algo',
+                    'os_hash_value')
+
+
+def _objects():
+    from nova_clone import objects
+    return objects
+
+
+def image_property(image, name, default=None):
+    props = (image or {}).get('properties') or {}
+    return props.get(name, image.get(name, default) if image else default)
+
+
+def check_flavor_and_image(flavor, image, is_bfv=False):
+    """Nova's checks of the image against the flavor."""
+    if image is None:
+        return
+    if image.get('status', 'active') != 'active':
+        raise exception.ImageNotActive(image_id=image.get('id'))
+    min_ram = int(image.get('min_ram') or 0)
+    if min_ram > flavor.memory_mb:
+        raise exception.FlavorMemoryTooSmall()
+    if is_bfv:
+        return
+    root_gb = flavor.root_gb or 0
+    min_disk = int(image.get('min_disk') or 0)
+    size = int(image.get('size') or 0)
+    if root_gb:
+        if min_disk > root_gb:
+            raise exception.FlavorDiskTooSmall()
+        if size > root_gb * 1024 ** 3:
+            raise exception.FlavorDiskTooSmall()
+
+
+def sanitize_hostname(name, default='Server'):
+    """A DNS label from a display name (Nova's rules, simplified)."""
+    host = re.sub(r'[ _\.]', '-', name or '')
+    host = re.sub(r'[^\w-]+', '', host, flags=re.ASCII).lower()
+    host = host.strip('.-')[:63]
+    return host or default.lower()
+
+
+def display_names(name, count):
+    if count <= 1:
+        return [name]
+    return [MULTI_NAME_TEMPLATE % {'name': name, 'count': i + 1}
+            for i in range(count)]
+
+
+def image_system_metadata(image):
+    meta = {}
+    if not image:
+        return meta
+    for key, value in image.items():
+        if key in _SKIP_IMAGE_KEYS or value is None:
+            continue
+        meta['image_%s' % key] = str(value)
+    for key, value in (image.get('properties') or {}).items():
+        if value is not None:
+            meta['image_%s' % key] = str(value)
+    return meta
+
+
+def is_volume_backed(image_href, bdms):
+    if image_href:
+        return False
+    for bdm in bdms or []:
+        if str(bdm.get('boot_index')) == '0' and \
+                bdm.get('destination_type') == 'volume':
+            return True
+    return False
+
+
+def build_bdm_list(context, image_href, image, flavor, bdm_dicts,
+                   volume_api=None):
+    """BlockDeviceMapping objects (not yet in any cell) for the request."""
+    objects = _objects()
+    bdms = []
+    has_root = False
+    for raw in bdm_dicts or []:
+        bdm = dict(raw)
+        source = bdm.get('source_type')
+        dest = bdm.get('destination_type') or (
+            'volume' if source in ('volume', 'snapshot') else 'local')
+        boot_index = bdm.get('boot_index')
+        try:
+            boot_index = int(boot_index) if boot_index is not None else None
+        except (TypeError, ValueError):
+            raise exception.InvalidBDM()
+        if boot_index == 0:
+            has_root = True
+        values = {
+            'source_type': source, 'destination_type': dest,
+            'boot_index': boot_index,
+            'delete_on_termination': bool(bdm.get('delete_on_termination')),
+            'device_name': bdm.get('device_name'),
+            'volume_size': bdm.get('volume_size'),
+            'guest_format': bdm.get('guest_format'),
+            'device_type': bdm.get('device_type'),
+            'disk_bus': bdm.get('disk_bus'),
+            'tag': bdm.get('tag'),
+            'volume_type': bdm.get('volume_type'),
+        }
+        uuid = bdm.get('uuid')
+        if source == 'volume':
+            if not uuid:
+                raise exception.InvalidBDM()
+            if volume_api is not None:
+                volume_api.get(context, uuid)  # VolumeNotFound if missing
+            values['volume_id'] = uuid
+        elif source == 'snapshot':
+            values['snapshot_id'] = uuid
+        elif source == 'image':
+            values['image_id'] = uuid or image_href
+        elif source != 'blank':
+            raise exception.InvalidBDM()
+        bdms.append(values)
+    if image_href and not has_root:
+        bdms.insert(0, {'source_type': 'image', 'destination_type': 'local',
+                        'boot_index': 0, 'delete_on_termination': True,
+                        'image_id': image_href, 'device_name': None,
+                        'volume_size': None, 'guest_format': None,
+                        'device_type': 'disk', 'disk_bus': None,
+                        'tag': None, 'volume_type': None})
+    elif not image_href and not has_root:
+        raise exception.InvalidBDM(
+            message='Block Device Mapping is Invalid: Boot sequence for the '
+                    'instance and image/block device mapping combination '
+                    'is not valid.')
+    return [objects.BlockDeviceMapping(
+        context=context, uuid=uuidutils.generate_uuid(),
+        **{k: v for k, v in b.items() if v is not None or k in (
+            'boot_index',)}) for b in bdms]
+
+
+def new_instance(context, flavor, image_href, image, *, uuid, index,
+                 display_name, display_description, hostname, key_pair,
+                 availability_zone, metadata, user_data, config_drive,
+                 access_ip_v4, access_ip_v6, reservation_id, launch_index,
+                 security_groups=None):
+    """An Instance object as the build request stores it."""
+    objects = _objects()
+    instance = objects.Instance(context=context)
+    instance.uuid = uuid
+    instance.user_id = context.user_id
+    instance.project_id = context.project_id
+    instance.image_ref = image_href or ''
+    instance.flavor = flavor
+    instance.old_flavor = None
+    instance.new_flavor = None
+    instance.instance_type_id = flavor.id
+    instance.memory_mb = flavor.memory_mb
+    instance.vcpus = flavor.vcpus
+    instance.root_gb = flavor.root_gb
+    instance.ephemeral_gb = flavor.ephemeral_gb
+    instance.display_name = display_name
+    instance.display_description = display_description
+    instance.hostname = hostname
+    instance.key_name = key_pair.name if key_pair else None
+    instance.key_data = key_pair.public_key if key_pair else None
+    if key_pair is not None and 'keypairs' in instance.fields:
+        instance.keypairs = objects.KeyPairList(objects=[key_pair])
+    instance.availability_zone = availability_zone
+    instance.metadata = dict(metadata or {})
+    instance.system_metadata = image_system_metadata(image)
+    instance.user_data = user_data
+    instance.config_drive = 'True' if config_drive else ''
+    instance.access_ip_v4 = access_ip_v4
+    instance.access_ip_v6 = access_ip_v6
+    instance.reservation_id = reservation_id
+    instance.launch_index = launch_index
+    instance.vm_state = vm_states.BUILDING
+    instance.task_state = task_states.SCHEDULING
+    instance.power_state = power_state.NOSTATE
+    instance.progress = 0
+    instance.locked = False
+    instance.host = None
+    instance.node = None
+    instance.launched_on = None
+    instance.launched_at = None
+    instance.terminated_at = None
+    instance.os_type = image_property(image, 'os_type')
+    instance.architecture = image_property(image, 'hw_architecture')
+    instance.vm_mode = image_property(image, 'hw_vm_mode')
+    instance.root_device_name = None
+    if 'info_cache' in instance.fields:
+        instance.info_cache = objects.InstanceInfoCache(
+            instance_uuid=uuid, network_info='[]')
+    if 'tags' in instance.fields:
+        instance.tags = objects.TagList(objects=[])
+    if 'security_groups' in instance.fields:
+        # Names, as the server views show them (not looked up per server
+        # in Neutron).
+        instance.security_groups = list(security_groups or ['default'])
+    if 'deleted' in instance.fields:
+        instance.deleted = False
+    if 'cell_name' in instance.fields:
+        instance.cell_name = None
+    if 'ephemeral_key_uuid' in instance.fields:
+        instance.ephemeral_key_uuid = None
+    if 'numa_topology' in instance.fields:
+        instance.numa_topology = None
+    if 'pci_requests' in instance.fields and \
+            hasattr(objects, 'InstancePCIRequests'):
+        instance.pci_requests = objects.InstancePCIRequests(
+            instance_uuid=uuid, requests=[])
+    if 'created_at' in instance.fields:
+        from oslo_utils import timeutils
+        instance.created_at = timeutils.utcnow()
+        instance.updated_at = None
+    return instance
+
+
+def zones_available(context):
+    """Availability zones a server may ask for."""
+    zones = {CONF.default_availability_zone}
+    objects = _objects()
+    agg_list = getattr(objects, 'AggregateList', None)
+    if agg_list is not None:
+        try:
+            for agg in agg_list.get_all(context):
+                zone = (getattr(agg, 'metadata', None) or {}).get(
+                    'availability_zone')
+                if zone:
+                    zones.add(zone)
+        except Exception:
+            LOG.debug('Could not read aggregates', exc_info=True)
+    return zones
+
+
+def parse_availability_zone(context, availability_zone):
+    """(zone, forced_host, forced_node) from 'zone[:host[:node]]'."""
+    if not availability_zone:
+        return CONF.default_schedule_zone, None, None
+    zone, host, node = (availability_zone.split(':') + [None, None])[:3]
+    if (host or node) and not context.is_admin:
+        raise exception.Forbidden()
+    if zone and zone not in zones_available(context):
+        raise exception.InvalidRequest(
+            message='The requested availability zone is not available')
+    return zone or None, host or None, node or None

@@ -1,0 +1,173 @@
+"""The API side of a delete (scenario 2).
+
+* still a build request: delete it with its mapping and request spec (the
+  conductor notices and cleans up whatever it had started);
+* in a cell with its compute up: task_state deleting, action ``delete``,
+  cast terminate_instance and answer at once;
+* compute down, never placed on a host, cell0, or shelved-offloaded: the
+  API cleans up itself (volumes, ports, Placement) and soft-deletes the
+  instance.  A Placement refusal is a 409 and leaves the instance intact.
+"""
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from nova_clone.compute import instance_actions
+from nova_clone.compute import task_states
+from nova_clone.compute import vm_states
+from nova_clone.compute import cell_targeting
+from nova_clone import exception
+
+LOG = logging.getLogger(__name__)
+
+
+def _objects():
+    from nova_clone import objects
+    return objects
+
+
+def _check_lock(context, instance):
+    if getattr(instance, 'locked', False) and not context.is_admin:
+        raise exception.InstanceIsLocked(instance_uuid=instance.uuid)
+
+
+def _delete_build_request(context, uuid):
+    """True when the server was only a build request and is now gone."""
+    objects = _objects()
+    try:
+        br = objects.BuildRequest.get_by_instance_uuid(context, uuid)
+        br.destroy()
+    except exception.BuildRequestNotFound:
+        return False
+    for fn in (lambda: objects.RequestSpec.get_by_instance_uuid(
+                   context, uuid).destroy(),
+               lambda: objects.InstanceMapping.get_by_instance_uuid(
+                   context, uuid).destroy()):
+        try:
+            fn()
+        except exception.NotFound:
+            pass
+    LOG.info('Deleted build request of instance %s: build cancelled', uuid)
+    return True
+
+
+def delete(compute_api, context, instance):
+    objects = _objects()
+    _check_lock(context, instance)
+    uuid = instance.uuid
+    try:
+        mapping = objects.InstanceMapping.get_by_instance_uuid(context, uuid)
+    except exception.InstanceMappingNotFound:
+        raise exception.InstanceNotFound(instance_id=uuid)
+
+    if mapping.cell_mapping is None:
+        if _delete_build_request(context, uuid):
+            return
+        # The conductor raced us: the instance is in a cell now.
+        try:
+            mapping = objects.InstanceMapping.get_by_instance_uuid(context,
+                                                                   uuid)
+        except exception.InstanceMappingNotFound:
+            raise exception.InstanceNotFound(instance_id=uuid)
+        if mapping.cell_mapping is None:
+            raise exception.InstanceNotFound(instance_id=uuid)
+
+    cell = mapping.cell_mapping
+    with cell_targeting.target_cell(context, cell) as cctxt:
+        instance = objects.Instance.get_by_uuid(
+            cctxt, uuid, expected_attrs=['system_metadata', 'info_cache'])
+        _check_lock(context, instance)
+        service_up = False
+        if instance.host and not cell.is_cell0():
+            try:
+                service = objects.Service.get_by_compute_host(cctxt,
+                                                              instance.host)
+                service_up = compute_api.servicegroup_api.service_is_up(
+                    service)
+            except exception.ComputeHostNotFound:
+                service_up = False
+        if service_up and \
+                instance.vm_state != vm_states.SHELVED_OFFLOADED:
+            _delete_on_compute(compute_api, cctxt, instance)
+        else:
+            _local_delete(compute_api, cctxt, instance,
+                          cell0=cell.is_cell0())
+    _queue_for_delete(mapping)
+
+
+def _queue_for_delete(mapping):
+    if hasattr(mapping, 'queued_for_delete'):
+        mapping.queued_for_delete = True
+        try:
+            mapping.save()
+        except exception.NotFound:
+            pass
+
+
+def _delete_on_compute(compute_api, cctxt, instance):
+    objects = _objects()
+    instance.task_state = task_states.DELETING
+    try:
+        instance.save()
+    except exception.InstanceNotFound:
+        return
+    objects.InstanceAction.action_start(
+        cctxt, instance.uuid, instance_actions.DELETE, want_result=False)
+    bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
+        cctxt, instance.uuid)
+    compute_api.compute_rpcapi.terminate_instance(cctxt, instance, bdms)
+    LOG.info('Asked compute %s to delete instance %s', instance.host,
+             instance.uuid)
+
+
+def _cleanup_volumes(compute_api, cctxt, instance, bdms):
+    for bdm in bdms:
+        if not getattr(bdm, 'volume_id', None) or \
+                getattr(bdm, 'destination_type', None) != 'volume':
+            continue
+        try:
+            if getattr(bdm, 'attachment_id', None):
+                compute_api.volume_api.attachment_delete(cctxt,
+                                                         bdm.attachment_id)
+            if bdm.delete_on_termination:
+                compute_api.volume_api.delete(cctxt, bdm.volume_id)
+        except exception.NotFound:
+            pass
+        except Exception:
+            LOG.exception('Could not clean up volume %s of instance %s',
+                          bdm.volume_id, instance.uuid)
+
+
+def _local_delete(compute_api, cctxt, instance, cell0=False):
+    """Clean up without the compute, then soft-delete the instance."""
+    objects = _objects()
+    LOG.info('Deleting instance %s locally (compute %s unavailable or not '
+             'involved)', instance.uuid, instance.host)
+    objects.InstanceAction.action_start(
+        cctxt, instance.uuid, instance_actions.DELETE, want_result=False)
+    # Placement first: if it refuses, the server stays and the user gets
+    # a 409 to retry, rather than a leaked allocation.
+    compute_api.report_client.delete_allocation_for_instance(
+        cctxt, instance.uuid)
+    if not cell0:
+        bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
+            cctxt, instance.uuid)
+        _cleanup_volumes(compute_api, cctxt, instance, bdms)
+        try:
+            compute_api.network_api.deallocate_for_instance(cctxt, instance)
+        except Exception:
+            LOG.exception('Could not release the ports of instance %s',
+                          instance.uuid)
+        for bdm in bdms:
+            try:
+                bdm.destroy()
+            except Exception:
+                LOG.debug('BDM of %s already gone', instance.uuid)
+    instance.vm_state = vm_states.DELETED
+    instance.task_state = None
+    instance.terminated_at = timeutils.utcnow()
+    try:
+        instance.save()
+        instance.destroy()
+    except exception.InstanceNotFound:
+        pass

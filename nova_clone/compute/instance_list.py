@@ -1,0 +1,204 @@
+"""Finding servers: one from its mapping, many from build requests + cells.
+
+A list is answered with one query for the build requests and one query
+per cell, run in parallel (scatter-gather with a timeout); the rows are
+merged in memory by the requested sort keys.  Nothing is fetched per
+server, from any database or service.
+"""
+
+import functools
+
+from oslo_log import log as logging
+
+from nova_clone.compute import cell_targeting
+from nova_clone import context as nova_context
+from nova_clone import exception
+
+LOG = logging.getLogger(__name__)
+
+CELL_TIMEOUT = 60
+DEFAULT_SORT_KEYS = ['created_at']
+DEFAULT_SORT_DIRS = ['desc']
+
+
+def _objects():
+    from nova_clone import objects
+    return objects
+
+
+# Detail views always show these; loading them with the rows keeps the
+# number of queries fixed instead of one lazy load per server.
+VIEW_ATTRS = ('security_groups',)
+
+
+def _with_view_attrs(expected_attrs):
+    if expected_attrs is None:
+        return None
+    return list(expected_attrs) + [a for a in VIEW_ATTRS
+                                   if a not in expected_attrs]
+
+
+def get_one(context, uuid, expected_attrs=None):
+    """The instance from its cell, or from its build request."""
+    objects = _objects()
+    expected_attrs = _with_view_attrs(expected_attrs)
+    try:
+        mapping = objects.InstanceMapping.get_by_instance_uuid(context, uuid)
+    except exception.InstanceMappingNotFound:
+        raise exception.InstanceNotFound(instance_id=uuid)
+    if mapping.cell_mapping is None:
+        try:
+            return objects.BuildRequest.get_by_instance_uuid(
+                context, uuid).instance
+        except exception.BuildRequestNotFound:
+            # The conductor may have just moved it into a cell.
+            try:
+                mapping = objects.InstanceMapping.get_by_instance_uuid(
+                    context, uuid)
+            except exception.InstanceMappingNotFound:
+                raise exception.InstanceNotFound(instance_id=uuid)
+            if mapping.cell_mapping is None:
+                raise exception.InstanceNotFound(instance_id=uuid)
+    with cell_targeting.target_cell(context, mapping.cell_mapping) as cctxt:
+        return objects.Instance.get_by_uuid(cctxt, uuid,
+                                            expected_attrs=expected_attrs)
+
+
+def _value(instance, key):
+    if key in getattr(instance, 'fields', {}) and \
+            not instance.obj_attr_is_set(key):
+        return None
+    return getattr(instance, key, None)
+
+
+def _compare(keys, dirs):
+    def cmp(a, b):
+        for key, direction in zip(keys, dirs):
+            va, vb = _value(a, key), _value(b, key)
+            if va == vb:
+                continue
+            # None sorts first ascending, as SQL NULLs do in MySQL.
+            if va is None:
+                result = -1
+            elif vb is None:
+                result = 1
+            else:
+                try:
+                    result = -1 if va < vb else 1
+                except TypeError:
+                    result = -1 if str(va) < str(vb) else 1
+            return result if direction == 'asc' else -result
+        return 0
+    return cmp
+
+
+def _normalize_sort(sort_keys, sort_dirs):
+    keys = list(sort_keys or DEFAULT_SORT_KEYS)
+    dirs = list(sort_dirs or [])
+    while len(dirs) < len(keys):
+        dirs.append(dirs[-1] if dirs else DEFAULT_SORT_DIRS[0])
+    # A unique last key makes the merged order, and so paging, stable.
+    if 'uuid' not in keys:
+        keys.append('uuid')
+        dirs.append(dirs[0])
+    return keys, dirs
+
+
+def _cells(context, filters):
+    objects = _objects()
+    from nova_clone.conf import CONF
+    project = filters.get('project_id')
+    if project and CONF.api.instance_list_per_project_cells and \
+            hasattr(objects.CellMappingList, 'get_by_project_id'):
+        return list(objects.CellMappingList.get_by_project_id(context,
+                                                               project))
+    return list(objects.CellMappingList.get_all(context))
+
+
+def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
+            sort_keys=None, sort_dirs=None):
+    objects = _objects()
+    filters = dict(filters)
+    expected_attrs = _with_view_attrs(expected_attrs)
+    keys, dirs = _normalize_sort(sort_keys, sort_dirs)
+    cmp = _compare(keys, dirs)
+
+    # 1. Build requests (not yet scheduled): newest work comes first.
+    build_marker_found = False
+    try:
+        brs = objects.BuildRequestList.get_by_filters(
+            context, filters, limit=limit, marker=marker,
+            sort_keys=keys[:-1] or None, sort_dirs=dirs[:-1] or None)
+        build_marker_found = marker is not None
+    except exception.MarkerNotFound:
+        brs = []
+    result = [br.instance for br in brs]
+    if limit is not None and len(result) >= limit:
+        return objects.InstanceList(objects=result[:limit])
+    remaining = None if limit is None else limit - len(result)
+    if build_marker_found:
+        marker = None
+    seen = {i.uuid for i in result}
+
+    # 2. Where the marker lives, when it is not a build request.
+    marker_cell, marker_obj = None, None
+    if marker is not None:
+        try:
+            mapping = objects.InstanceMapping.get_by_instance_uuid(context,
+                                                                   marker)
+        except exception.InstanceMappingNotFound:
+            raise exception.MarkerNotFound(marker=marker)
+        if mapping.cell_mapping is None:
+            raise exception.MarkerNotFound(marker=marker)
+        marker_cell = mapping.cell_mapping.uuid
+        mctxt = context.elevated(read_deleted='yes')
+        with cell_targeting.target_cell(mctxt, mapping.cell_mapping) as cctxt:
+            try:
+                marker_obj = objects.Instance.get_by_uuid(cctxt, marker)
+            except exception.InstanceNotFound:
+                raise exception.MarkerNotFound(marker=marker)
+
+    # 3. One query per cell, all cells at once.
+    qctxt = context
+    if filters.get('deleted'):
+        qctxt = context.elevated(read_deleted='yes') if context.is_admin \
+            else context
+
+    def query(cctxt, cell_uuid):
+        cell_limit = remaining
+        cell_marker = None
+        if marker_obj is not None:
+            if cell_uuid == marker_cell:
+                cell_marker = marker
+            else:
+                cell_limit = None  # rows before the marker are dropped below
+        return objects.InstanceList.get_by_filters(
+            cctxt, filters, sort_keys=keys, sort_dirs=dirs, limit=cell_limit,
+            marker=cell_marker, expected_attrs=expected_attrs)
+
+    cells = _cells(context, filters)
+    answers = {}
+    if cells:
+        answers = cell_targeting.scatter_gather_cells(
+            qctxt, cells, CELL_TIMEOUT,
+            lambda cctxt: query(cctxt, cctxt.cell_uuid))
+    rows = []
+    for cell in cells:
+        answer = answers.get(cell.uuid)
+        if nova_context.is_cell_failure_sentinel(answer):
+            if isinstance(answer, exception.MarkerNotFound):
+                raise answer
+            LOG.warning('Cell %s did not answer the server list; its '
+                        'servers are left out', cell.uuid)
+            continue
+        for inst in answer or []:
+            if inst.uuid in seen:
+                continue
+            if marker_obj is not None and cell.uuid != marker_cell and \
+                    cmp(inst, marker_obj) <= 0:
+                continue
+            rows.append(inst)
+    rows.sort(key=functools.cmp_to_key(cmp))
+    if remaining is not None:
+        rows = rows[:remaining]
+    return objects.InstanceList(objects=result + rows)

@@ -1,0 +1,1 @@
+"""The Placement report client (Placement itself is the real service)."""

@@ -1,0 +1,1 @@
+"""nova-scheduler: picks hosts for servers with Placement and filters."""

@@ -1,0 +1,1 @@
+"""Clients other services use to reach the scheduler."""

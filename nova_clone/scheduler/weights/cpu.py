@@ -1,0 +1,12 @@
+"""CPUWeigher: free vCPUs (allocation ratio applied)."""
+
+from nova_clone.conf import CONF
+from nova_clone.scheduler import weights
+
+
+class CPUWeigher(weights.BaseHostWeigher):
+    def weight_multiplier(self, host_state):
+        return CONF.filter_scheduler.cpu_weight_multiplier
+
+    def _weigh_object(self, host_state, spec_obj):
+        return host_state.free_vcpus

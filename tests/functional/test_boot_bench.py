@@ -1,0 +1,51 @@
+"""``nova-clone bench`` against the in-process cloud, as a user runs it."""
+
+import argparse
+import io
+import json
+import os
+import contextlib
+
+from nova_clone.deploy import bench
+
+
+def test_bench_boots_measures_and_cleans_up(cloud, admin_api):
+    clouds_yaml = os.path.join(cloud.state_dir, 'bench-clouds.yaml')
+    cloud.cloud.write_clouds_yaml(path=clouds_yaml)
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    names = cloud.cloud.seed_names
+    args = parser.parse_args([
+        '--cloud', 'nova-clone', '--os-client-config-file', clouds_yaml,
+        '--servers', '4', '--concurrency', '2', '--flavor', names['flavor'],
+        '--image', names['image'], '--network', names['network'],
+        '--timeout', '60'])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = bench.run(args)
+    lines = out.getvalue().strip().splitlines()
+    assert len(lines) == 1, lines
+    report = json.loads(lines[0])
+    assert rc == 0, report
+    assert report['active'] == 4 and report['errors'] == 0
+    assert report['servers_per_second'] > 0
+    assert report['list_detail_p50_ms'] <= report['list_detail_p95_ms']
+    assert report['all_deleted'] is True
+    assert 0 < report['max_host_share'] <= 1
+    # Nothing of the run is left.
+    left = [s for s in admin_api.get_servers(detail=False)
+            if s['name'].startswith('bench-')]
+    assert left == []
+
+
+def test_bench_unknown_cloud_is_one_line_error(capsys, tmp_path):
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    empty = tmp_path / 'clouds.yaml'
+    empty.write_text('clouds: {}\n')
+    args = parser.parse_args(['--cloud', 'nowhere', '--os-client-config-file',
+                              str(empty), '--flavor', 'f', '--image', 'i',
+                              '--network', 'n'])
+    assert bench.run(args) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and 'nowhere' in err[0]
