@@ -53,12 +53,26 @@ def down(layout, purge=False, timeout=10.0):
         for name in wave:
             if results[name] != 'not running':
                 print('  %-8s %s' % (results[name], name), flush=True)
+        if wave is nova:
+            _stop_libvirt(layout)
     if purge:
         print('  dropping databases %s' % ', '.join(layout.db_names()),
               flush=True)
         stack_infra.drop_databases(layout.db_names())
         stack_infra.delete_vhosts(layout.vhosts())
+        from nova_clone.deploy import stack_libvirt
+        stack_libvirt.purge(layout)
         print('  removing %s' % layout.state_dir, flush=True)
         shutil.rmtree(layout.state_dir, ignore_errors=True)
     print('Stack down.', flush=True)
     return 0
+
+
+def _stop_libvirt(layout):
+    """The daemons of a libvirt stack, and their guests, go with it."""
+    from nova_clone.deploy import stack_libvirt
+    result = stack_libvirt.stop(layout)
+    if result != 'not running':
+        print('  %-8s libvirtd (%s)' % (result,
+                                        stack_libvirt.state_dir(layout)),
+              flush=True)

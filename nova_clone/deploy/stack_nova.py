@@ -106,7 +106,9 @@ def write_confs(layout):
                     instances_path=layout.path('nova', 'instances', host)),
                 'oslo_messaging_rabbit': _oslo_messaging()}
         if layout.driver == 'libvirt':
-            conf['libvirt'] = {'virt_type': 'qemu'}
+            # Its own daemon (tools/setup-libvirt), started by stack up.
+            from nova_clone.deploy import stack_libvirt
+            conf['libvirt'] = stack_libvirt.compute_section(layout, index)
         conf.update(_clients(layout))
         del conf['keystone_authtoken']
         paths.append(stack_ini.write(compute_conf_path(layout, host), conf))

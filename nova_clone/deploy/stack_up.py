@@ -16,6 +16,7 @@ from nova_clone.deploy import placement
 from nova_clone.deploy import procs
 from nova_clone.deploy import stack_infra
 from nova_clone.deploy import stack_layout
+from nova_clone.deploy import stack_libvirt
 from nova_clone.deploy import stack_nova
 from nova_clone.deploy import stack_peers
 from nova_clone.deploy import stack_services
@@ -71,6 +72,7 @@ class Up(object):
     def __init__(self, layout):
         self.layout = layout
         self.skipped = []
+        self.payload = None   # tools/setup-libvirt's output (libvirt only)
 
     # -- process handling ------------------------------------------------
     def _launch(self, service):
@@ -173,8 +175,12 @@ class Up(object):
         say('- databases %s' % ', '.join(lay.db_names()))
         stack_infra.create_databases(lay.db_names())
         stack_nova.write_confs(lay)
-        in_parallel(self.keystone, self.support, self.nova_databases,
-                    self.vhosts)
+        tracks = [self.keystone, self.support, self.nova_databases,
+                  self.vhosts]
+        if lay.driver == 'libvirt' and lay.computes:
+            # Cold daemons probe QEMU for seconds: overlap that too.
+            tracks.append(self.libvirt)
+        in_parallel(*tracks)
         self.nova()
 
         path = clouds.write(lay.clouds_yaml, lay.auth_url,
@@ -246,9 +252,6 @@ class Up(object):
 
     def nova(self):
         lay = self.layout
-        if lay.driver == 'libvirt' and lay.computes > 1:
-            say('note: the %d libvirt computes share this machine\'s '
-                'libvirtd' % lay.computes)
         if self._nova_manage_missing():
             say('- nova: skipped, nova_clone.cmd.manage is not available')
             self.skipped.append(('nova', 'nova_clone.cmd.manage'))
@@ -258,6 +261,8 @@ class Up(object):
                               RPC_TIMEOUT)
         if control.get('nova-api'):
             self.seed()
+            if self.payload is not None:
+                self.seed_libvirt()
         computes = stack_services.compute_services(lay)
         if computes:
             say('- computes %s' % ', '.join(c.host for c in computes))
@@ -288,6 +293,43 @@ class Up(object):
         except embedded_seed.SeedError as e:
             raise StackFailed('seeding through the APIs: %s (see %s)' % (
                 e, lay.log_file('nova-api')))
+
+    def libvirt(self):
+        lay = self.layout
+        say('- libvirtd for %s (tools/setup-libvirt, state in %s)' % (
+            ', '.join(lay.compute_hosts()), stack_libvirt.state_dir(lay)))
+        try:
+            self.payload = stack_libvirt.start(lay)
+        except stack_libvirt.LibvirtSetupError as e:
+            raise StackFailed('libvirt: %s' % e)
+        say('  libvirtd up: %s' % ', '.join(
+            v for k, v in sorted(self.payload.items())
+            if k.startswith('LIBVIRT_URI_')))
+
+    def _admin_session(self):
+        from keystoneauth1 import session
+        from keystoneauth1.identity import v3
+        lay = self.layout
+        auth = v3.Password(auth_url=lay.auth_url, username='admin',
+                           password=lay.admin_password,
+                           project_name='admin', user_domain_id='default',
+                           project_domain_id='default')
+        return session.Session(auth=auth)
+
+    def seed_libvirt(self):
+        from nova_clone.deploy import embedded_seed
+        lay = self.layout
+        say('- guest images %s (ami), %s (aki), %s (ari), flavor %s' % (
+            stack_libvirt.MACHINE_IMAGE, stack_libvirt.KERNEL_IMAGE,
+            stack_libvirt.RAMDISK_IMAGE, stack_libvirt.FLAVOR[0]))
+        try:
+            stack_libvirt.seed(self._admin_session(), {
+                'compute': lay.url('nova-api') + '/v2.1',
+                'image': lay.url('glance')}, self.payload)
+        except (embedded_seed.SeedError,
+                stack_libvirt.LibvirtSetupError) as e:
+            raise StackFailed('seeding the libvirt guest: %s (see %s)' % (
+                e, lay.log_file('glance')))
 
     def _cell_names(self):
         try:
