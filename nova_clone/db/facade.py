@@ -62,6 +62,18 @@ def _sqlite_end_transaction(conn):
     conn.info.pop('immediate', None)
 
 
+def tune_sqlite_connections(engine):
+    """WAL and a busy timeout on every connection ``engine`` opens."""
+    sa.event.listen(engine, 'connect', _sqlite_on_connect)
+
+
+def serialize_sqlite_writes(engine):
+    """Start every transaction of ``engine`` with BEGIN IMMEDIATE."""
+    sa.event.listen(engine, 'begin', _sqlite_begin_immediate)
+    for name in ('commit', 'rollback'):
+        sa.event.listen(engine, name, _sqlite_end_transaction)
+
+
 class _LazyFactory(enginefacade._TransactionFactory):
     """A transaction factory that reads its URL when first started."""
 
@@ -100,12 +112,8 @@ class _LazyFactory(enginefacade._TransactionFactory):
         super()._start(conf=None, connection=url)
         if sqlite_file:
             for engine in {self._writer_engine, self._reader_engine}:
-                sa.event.listen(engine, 'connect', _sqlite_on_connect)
-            sa.event.listen(self._writer_engine, 'begin',
-                            _sqlite_begin_immediate)
-            for name in ('commit', 'rollback'):
-                sa.event.listen(self._writer_engine, name,
-                                _sqlite_end_transaction)
+                tune_sqlite_connections(engine)
+            serialize_sqlite_writes(self._writer_engine)
         LOG.debug('Database engine started for %s',
                   self._group or 'a cell database')
 

@@ -65,8 +65,11 @@ def _bind_database(conf):
         _BOUND['reset'] = None
     if not db_api.configure.called:
         db_api.configure(conf)
+        _serialize_sqlite_writers(
+            db_api.placement_context_manager.writer.get_engine())
     elif url != _BOUND.get('configured'):
         engine = engines.create_engine(url)
+        _serialize_sqlite_writers(engine)
         _BOUND['reset'] = db_api.placement_context_manager.patch_engine(
             engine)
     _BOUND.setdefault('configured', url)
@@ -74,6 +77,24 @@ def _bind_database(conf):
     # Standard traits and resource classes are synced once per database.
     trait._TRAITS_SYNCED = False
     resource_class._RESOURCE_CLASSES_SYNCED = False
+
+
+def _serialize_sqlite_writers(engine):
+    """Give Placement's SQLite engine the tuning of our own SQLite files.
+
+    Placement reads, checks generations, then writes in one transaction;
+    on SQLite two such transactions fail at once with "database is locked"
+    when both try to upgrade to a write lock.  Starting every transaction
+    with BEGIN IMMEDIATE makes them queue (busy timeout) instead.
+    """
+    from nova_clone.db import facade
+
+    if engine.dialect.name != 'sqlite':
+        return
+    facade.tune_sqlite_connections(engine)
+    facade.serialize_sqlite_writes(engine)
+    # Connections opened before the listeners existed lack the pragmas.
+    engine.dispose()
 
 
 def make_app(connection, auth=None):

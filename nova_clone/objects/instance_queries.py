@@ -6,6 +6,7 @@ pairs, tags, faults) with one more IN query, so a page costs the same
 number of statements whatever its size.
 """
 
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import utils as sqlalchemyutils
 from oslo_utils import timeutils
 import sqlalchemy as sa
@@ -315,6 +316,22 @@ def _set_kv(context, model, instance_uuid, wanted):
                                       value=value))
 
 
+def _create_security_group(context, project_id, user_id, name):
+    """Get or create the project's group: concurrent first boots of a
+    project race to create ``default``; the loser takes the winner's row."""
+    sg = models.SecurityGroup
+    try:
+        with context.session.begin_nested():
+            group = sg(name=name, project_id=project_id, user_id=user_id,
+                       description=name)
+            context.session.add(group)
+            context.session.flush()
+        return group
+    except db_exc.DBDuplicateEntry:
+        return context.session.query(sg).filter_by(
+            project_id=project_id, name=name, deleted=0).one()
+
+
 def _set_security_groups(context, instance_uuid, project_id, user_id,
                          names):
     sga = models.SecurityGroupInstanceAssociation
@@ -327,10 +344,8 @@ def _set_security_groups(context, instance_uuid, project_id, user_id,
         group = context.session.query(sg).filter_by(
             project_id=project_id, name=name, deleted=0).first()
         if group is None:
-            group = sg(name=name, project_id=project_id, user_id=user_id,
-                       description=name)
-            context.session.add(group)
-            context.session.flush()
+            group = _create_security_group(context, project_id, user_id,
+                                           name)
         context.session.add(sga(instance_uuid=instance_uuid,
                                 security_group_id=group.id))
 

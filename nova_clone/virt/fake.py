@@ -197,6 +197,9 @@ class FakeDriver(driver.ComputeDriver):
             },
         }
         provider_tree.update_inventory(nodename, inventory)
+        # The guests this host accepts follow the overcommit Placement was
+        # told, as on a real hypervisor.
+        self._ratios = ratios
 
     # -- guests ----------------------------------------------------------
 
@@ -258,9 +261,13 @@ class FakeDriver(driver.ComputeDriver):
             if instance.uuid in self._hv.guests:
                 raise exception.InstanceExists(name=_instance_name(instance))
             used_cpu, used_mem, used_disk = self._hv.used()
-            if (used_cpu + vcpus > conf.vcpus or
-                    used_mem + memory_mb > conf.memory_mb or
-                    used_disk + disk_gb > conf.local_gb):
+            ratios = getattr(self, '_ratios', None) or (
+                driver.INITIAL_ALLOCATION_RATIOS)
+            if (used_cpu + vcpus > conf.vcpus * ratios[orc.VCPU] or
+                    used_mem + memory_mb >
+                    conf.memory_mb * ratios[orc.MEMORY_MB] or
+                    used_disk + disk_gb >
+                    conf.local_gb * ratios[orc.DISK_GB]):
                 raise exception.ComputeResourcesUnavailable(
                     reason='fake host %s is full' % self.host)
             guest = FakeGuest(instance.uuid, _instance_name(instance),

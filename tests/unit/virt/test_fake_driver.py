@@ -88,11 +88,21 @@ def test_hosts_do_not_share_guests_but_a_restart_sees_its_own():
 def test_capacity_is_finite_and_full_host_refuses_with_retryable_error():
     drv = _driver('h1')
     _spawn(drv, fakes.FakeInstance(vcpus=3, memory_mb=1024, root_gb=5))
+    # RAM and disk are not overcommitted: 1024 + 1536 MiB > 2048 MiB.
     with pytest.raises(exception.ComputeResourcesUnavailable):
-        _spawn(drv, fakes.FakeInstance(vcpus=2, memory_mb=256, root_gb=1))
+        _spawn(drv, fakes.FakeInstance(vcpus=2, memory_mb=1536, root_gb=1))
     res = drv.get_available_resource('h1')
     assert (res['vcpus'], res['vcpus_used']) == (4, 3)
     assert (res['memory_mb_used'], res['local_gb_used']) == (1024, 5)
+
+
+def test_vcpus_overcommit_as_placement_was_told():
+    drv = _driver('h1')
+    # 4 physical vCPUs at the initial ratio 4.0 hold 16 guest vCPUs.
+    for _ in range(4):
+        _spawn(drv, fakes.FakeInstance(vcpus=4, memory_mb=256, root_gb=1))
+    with pytest.raises(exception.ComputeResourcesUnavailable):
+        _spawn(drv, fakes.FakeInstance(vcpus=1, memory_mb=256, root_gb=1))
 
 
 @pytest.mark.parametrize('mode,exc', [
