@@ -1,5 +1,6 @@
 """/os-services: list, enable/disable/force-down, delete."""
 
+from oslo_log import log as logging
 from oslo_utils import strutils
 from oslo_utils import uuidutils
 import webob.exc
@@ -13,6 +14,8 @@ from nova_clone.api import validation
 from nova_clone.compute import host_api
 from nova_clone import exception
 from nova_clone.policies import admin as admin_policies
+
+LOG = logging.getLogger(__name__)
 
 _SUBSECOND = '%Y-%m-%dT%H:%M:%S.%f'
 
@@ -29,6 +32,12 @@ class ServiceController(object):
     def __init__(self):
         self.host_api = host_api.HostAPI()
         self._placement = None
+        self._actions = {
+            'enable': self._enable,
+            'disable': self._disable,
+            'disable-log-reason': self._disable_log_reason,
+            'force-down': self._force_down,
+        }
 
     @property
     def placement(self):
@@ -36,12 +45,6 @@ class ServiceController(object):
             from nova_clone.placement import client
             self._placement = client.SchedulerReportClient()
         return self._placement
-        self._actions = {
-            'enable': self._enable,
-            'disable': self._disable,
-            'disable-log-reason': self._disable_log_reason,
-            'force-down': self._force_down,
-        }
 
     def _view(self, req, service):
         zone = getattr(service, 'availability_zone', None) if \
@@ -211,8 +214,14 @@ class ServiceController(object):
         for node in nodes:
             # The provider goes too, so the scheduler stops offering a
             # host that no longer exists.
-            self.placement.delete_resource_provider(context, node,
-                                                    cascade=True)
+            try:
+                self.placement.delete_resource_provider(context, node,
+                                                        cascade=True)
+            except exception.PlacementAPIConnectFailure as exc:
+                # As Nova: the service still goes; the provider can be
+                # removed later (nova-manage placement audit).
+                LOG.warning('Could not remove the resource provider of '
+                            'compute node %s: %s', node.uuid, exc)
             node.destroy()
         try:
             objects.HostMapping.get_by_host(context, service.host).destroy()

@@ -3,13 +3,23 @@ never the literal ids, names or dates."""
 
 import json
 import os
+import pathlib
 
+# shared/ sits beside the repository (in a developer's tree and in CI).
+_ROOT = pathlib.Path(__file__).resolve().parents[3]
 SAMPLES_DIR = os.environ.get(
-    'NOVA_API_SAMPLES', '/work/shared/reference/api_samples')
+    'NOVA_API_SAMPLES',
+    str(_ROOT.parent / 'shared' / 'reference' / 'api_samples'))
 
 
 def available():
-    return os.path.isdir(SAMPLES_DIR)
+    """The samples must be there: a missing folder fails the comparison
+    tests instead of silently passing them."""
+    if not os.path.isdir(SAMPLES_DIR):
+        raise AssertionError(
+            'Nova api_samples not found at %s; set NOVA_API_SAMPLES'
+            % SAMPLES_DIR)
+    return True
 
 
 def load(relpath):
