@@ -1,4 +1,4 @@
-"""The RequestContext every request and RPC message carries, and cell targeting.
+"""The RequestContext that requests and RPC messages carry; cell targeting.
 
 A context names who asks (user, project, roles), the request id that ties
 log lines together across services, and -- once targeted -- which cell's
@@ -117,7 +117,7 @@ def get_admin_context(read_deleted='no'):
 
 
 def get_context():
-    """A context with no identity, for code paths that need only a request id."""
+    """A context with no identity, for code that needs only a request id."""
     return RequestContext(user_id=None, project_id=None, is_admin=False,
                           overwrite=False)
 

@@ -11,7 +11,8 @@ service_opts = [
                help='Disk kept back for the host.'),
     cfg.IntOpt('reserved_host_cpus', default=0, min=0,
                help='CPUs kept back for the host.'),
-    cfg.StrOpt('host', default=socket.gethostname(), sample_default='<hostname>',
+    cfg.StrOpt('host', default=socket.gethostname(),
+               sample_default='<hostname>',
                help='Name of this node; a compute service is addressed by it '
                     'over RPC and in the services table.'),
     cfg.StrOpt('my_ip', default='127.0.0.1',

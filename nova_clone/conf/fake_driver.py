@@ -1,4 +1,4 @@
-"""[fake_driver] options: capacity and failure injection of the fake hypervisor.
+"""[fake_driver] options: capacity and failures of the fake hypervisor.
 
 Not a Nova group; it lets tests and operators make a host behave a given way
 without editing code.

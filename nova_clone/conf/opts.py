@@ -1,4 +1,7 @@
-"""Option listing for oslo-config-generator (etc/nova-config-generator.conf)."""
+"""Option listing for oslo-config-generator.
+
+See etc/nova-config-generator.conf.
+"""
 
 import collections
 

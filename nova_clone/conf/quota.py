@@ -7,7 +7,8 @@ quota_group = cfg.OptGroup('quota', title='Quota options')
 quota_opts = [
     cfg.IntOpt('instances', default=10, min=-1, help='Servers per project.'),
     cfg.IntOpt('cores', default=20, min=-1, help='vCPUs per project.'),
-    cfg.IntOpt('ram', default=50 * 1024, min=-1, help='MiB of RAM per project.'),
+    cfg.IntOpt('ram', default=50 * 1024, min=-1,
+               help='MiB of RAM per project.'),
     cfg.IntOpt('metadata_items', default=128, min=-1,
                help='Metadata items per server.'),
     cfg.IntOpt('injected_files', default=5, min=-1, help='Injected files.'),

@@ -3,7 +3,8 @@
 from oslo_config import cfg
 
 scheduler_group = cfg.OptGroup('scheduler', title='Scheduler options')
-filter_group = cfg.OptGroup('filter_scheduler', title='Filter scheduler options')
+filter_group = cfg.OptGroup('filter_scheduler',
+                            title='Filter scheduler options')
 
 scheduler_opts = [
     cfg.IntOpt('max_attempts', default=3, min=1,
