@@ -6,8 +6,16 @@ the conductor, since remotable object calls travel there), serves its
 manager over RPC on ``Target(topic, server=host)``, heartbeats and runs the
 manager's periodic tasks.  ``serve()`` + ``wait()`` run services until
 SIGTERM/SIGINT, then stop them gracefully.
+
+A service created with ``indirection_api`` (the embedded mode's computes)
+does all of its work -- start-up, RPC dispatch, periodic tasks, heartbeat,
+cleanup -- with that object indirection API, whatever the process-wide one
+is; the other services of the same process keep theirs.
 """
 
+import contextvars
+import functools
+import inspect
 import random
 import signal
 import threading
@@ -76,8 +84,10 @@ class Service:
     def __init__(self, host, binary, topic, manager, report_interval=None,
                  periodic_enable=None, periodic_fuzzy_delay=None,
                  periodic_interval_max=None, extra_topics=None,
-                 servicegroup_api=None):
+                 servicegroup_api=None, indirection_api=None):
         self.host = host
+        # None: the process-wide indirection API applies.
+        self.indirection_api = indirection_api
         self.binary = binary
         self.topic = topic
         self.manager = _load_manager(manager, host, binary)
@@ -108,7 +118,7 @@ class Service:
     def create(cls, host=None, binary=None, topic=None, manager=None,
                report_interval=None, periodic_enable=None,
                periodic_fuzzy_delay=None, periodic_interval_max=None,
-               extra_topics=None):
+               extra_topics=None, indirection_api=None):
         host = host or CONF.host
         if not binary:
             raise exception.InvalidInput(reason='a service needs a binary')
@@ -119,15 +129,46 @@ class Service:
                    periodic_enable=periodic_enable,
                    periodic_fuzzy_delay=periodic_fuzzy_delay,
                    periodic_interval_max=periodic_interval_max,
-                   extra_topics=extra_topics)
+                   extra_topics=extra_topics,
+                   indirection_api=indirection_api)
 
     def __repr__(self):
         return '<%s: host=%s binary=%s topic=%s>' % (
             type(self).__name__, self.host, self.binary, self.topic)
 
+    # -- this service's object indirection ------------------------------------
+
+    def _in_own_context(self, func):
+        """``func`` wrapped to run with this service's indirection API."""
+        if self.indirection_api is None:
+            return func
+        from nova_clone.objects import base as objects_base
+        api = self.indirection_api
+
+        @functools.wraps(func)
+        def run(*args, **kwargs):
+            return objects_base.run_with_indirection_api(api, func, *args,
+                                                         **kwargs)
+        return run
+
+    def _endpoints(self):
+        endpoints = [self.manager,
+                     BaseRPCAPI(self.manager.service_name,
+                                self.manager.backdoor_port)]
+        endpoints.extend(self.manager.additional_endpoints)
+        if self.indirection_api is None:
+            return endpoints
+        # The RPC executor's worker threads are shared and carry no
+        # context of ours: each dispatched call sets it itself.
+        return [_ContextEndpoint(endpoint, self._in_own_context)
+                for endpoint in endpoints]
+
     # -- starting -----------------------------------------------------------
 
     def start(self):
+        self._in_own_context(self._start)()
+
+    def _start(self):
         from nova_clone import objects
         from nova_clone import version
         LOG.info('Starting %s node (version %s) on host %s', self.topic,
@@ -147,10 +188,7 @@ class Service:
         self.service_id = self.service_ref.id
         self.manager.pre_start_hook(self.service_ref)
 
-        endpoints = [self.manager,
-                     BaseRPCAPI(self.manager.service_name,
-                                self.manager.backdoor_port)]
-        endpoints.extend(self.manager.additional_endpoints)
+        endpoints = self._endpoints()
         LOG.debug('Creating RPC server for service %s', self.topic)
         self.rpcserver = rpc.get_server(
             messaging.Target(topic=self.topic, server=self.host), endpoints)
@@ -167,8 +205,10 @@ class Service:
         self._heartbeat = self.servicegroup_api.join(
             self.host, self.topic, self)
         if self.periodic_enable:
+            # A new thread starts with an empty context: give it ours.
             self._periodic_thread = threading.Thread(
-                target=self._run_periodic_tasks,
+                target=contextvars.copy_context().run,
+                args=(self._run_periodic_tasks,),
                 name='periodic-%s' % self.binary, daemon=True)
             self._periodic_thread.start()
 
@@ -228,7 +268,7 @@ class Service:
         if self._periodic_thread is not None:
             self._periodic_thread.join(timeout)
         try:
-            self.manager.cleanup_host()
+            self._in_own_context(self.manager.cleanup_host)()
         except Exception:
             LOG.exception('Service error occurred during cleanup_host')
         for server in self.alt_rpcservers:
@@ -243,6 +283,25 @@ class Service:
 
     def reset(self):
         self.manager.reset()
+
+
+class _ContextEndpoint:
+    """An RPC endpoint whose methods run through ``wrap``.
+
+    The dispatcher reads ``target`` and looks methods up by name; both
+    pass through, methods come back wrapped.
+    """
+
+    def __init__(self, endpoint, wrap):
+        self._endpoint = endpoint
+        self._wrap = wrap
+
+    def __getattr__(self, name):
+        value = getattr(self._endpoint, name)
+        # Only methods: a Target is callable too and must pass as is.
+        if inspect.isroutine(value):
+            return self._wrap(value)
+        return value
 
 
 def _stop_server(server, timeout):

@@ -17,7 +17,7 @@ def _serve():
     from nova_clone.objects import base as objects_base
     from nova_clone import service
     common.block_db_access(BINARY)
-    objects_base.NovaObject.indirection_api = conductor_rpcapi.ConductorAPI()
+    objects_base.set_indirection_api(conductor_rpcapi.ConductorAPI())
     server = service.Service.create(
         binary=BINARY, topic='compute', manager=CONF.compute_manager,
         host=CONF.host)

@@ -14,6 +14,7 @@ Every exit leaves the instance in a final state or hands it on:
 """
 
 import contextlib
+import contextvars
 import sys
 import threading
 import traceback
@@ -141,7 +142,10 @@ class BuildMixin:
                         instance.uuid)
                     self._builds_in_flight.done()
 
-        thread = threading.Thread(target=run, daemon=True,
+        # The build runs with this request's context (which carries the
+        # service's object indirection API); a new thread starts empty.
+        thread = threading.Thread(target=contextvars.copy_context().run,
+                                  args=(run,), daemon=True,
                                   name='build-%s' % instance.uuid)
         self._builds_in_flight.start()
         thread.start()

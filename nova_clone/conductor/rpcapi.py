@@ -1,9 +1,10 @@
 """Client side of the conductor's RPC APIs (topic ``conductor``).
 
 ``ConductorAPI`` (version 3.0) is the indirection API of versioned objects:
-a process that sets ``NovaObject.indirection_api = ConductorAPI()`` sends
-every remotable method to the conductor, which runs it against the
-database and returns the result (and the object's changes).
+a process (or, in the embedded mode, a service) that sets it with
+``objects.base.set_indirection_api`` sends every remotable method to the
+conductor, which runs it against the database and returns the result (and
+the object's changes).
 
 ``ComputeTaskAPI`` (namespace ``compute_task``, version 1.26) starts the
 long flows the conductor runs: builds, moves, unshelve, rebuild, attach.

@@ -9,10 +9,12 @@ differs: SQLite files, oslo.messaging's in-process ``fake://`` transport,
 and one nova CONF shared by every service (per-host values are passed to
 each compute explicitly).
 
-Not like the stack: computes reach the cell database directly instead of
-through the conductor's object indirection, as in Nova's own functional
-tests -- the indirection switch is a class attribute, so setting it would
-route the conductor's own object calls back to itself in this process.
+As in the stack, computes reach the cell database only through the
+conductor: each compute service runs with the conductor RPC API as its
+object indirection API (set per service, see nova_clone.objects.base), so
+its remotable object calls travel over RPC to a conductor while the
+conductors, the scheduler and the API in the same process keep direct
+database access.
 """
 
 import contextlib
@@ -428,9 +430,11 @@ class EmbeddedCloud:
                              % '; '.join(errors))
 
     def _new_compute(self, host):
+        from nova_clone.conductor import rpcapi as conductor_rpcapi
         from nova_clone import service
-        svc = service.Service.create(host=host, binary='nova-compute',
-                                     topic='compute')
+        svc = service.Service.create(
+            host=host, binary='nova-compute', topic='compute',
+            indirection_api=conductor_rpcapi.ConductorAPI())
         svc.start()
         return svc
 

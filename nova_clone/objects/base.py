@@ -3,11 +3,19 @@
 Objects are oslo.versionedobjects classes in the ``nova`` namespace, so a
 primitive produced here has the same shape (``nova_object.name``,
 ``.version``, ``.data``, ``.changes``) as one produced by Nova.  In
-nova-compute ``NovaObject.indirection_api`` is the conductor RPC API and
+nova-compute the indirection API is the conductor RPC API and
 ``@remotable`` methods run in the conductor instead of locally.
+
+The indirection API is chosen per service, not per process:
+``NovaObject.indirection_api`` reads the value set for the current
+execution context (``indirection_api_context``), falling back to the
+process-wide default (``set_indirection_api``).  A one-process cloud can
+so send its computes' object calls to the conductor while the conductor,
+scheduler and API threads of the same process keep direct database access.
 """
 
 import contextlib
+import contextvars
 import datetime
 import functools
 import importlib
@@ -26,6 +34,56 @@ LOG = logging.getLogger(__name__)
 remotable = ovoo_base.remotable
 remotable_classmethod = ovoo_base.remotable_classmethod
 obj_make_list = ovoo_base.obj_make_list
+
+
+_UNSET = object()
+# The process-wide default (nova-compute sets the conductor API here).
+_process_indirection_api = None
+# Set around the work of one service; _UNSET means "use the default".
+_context_indirection_api = contextvars.ContextVar(
+    'nova_clone_indirection_api', default=_UNSET)
+
+
+def set_indirection_api(api):
+    """Set the process-wide indirection API (None: direct DB access)."""
+    global _process_indirection_api
+    _process_indirection_api = api
+
+
+def get_indirection_api():
+    """The indirection API in effect for the current context."""
+    api = _context_indirection_api.get()
+    return _process_indirection_api if api is _UNSET else api
+
+
+@contextlib.contextmanager
+def indirection_api_context(api):
+    """Run the block with ``api`` as the indirection API (None: direct),
+    whatever the process-wide default is."""
+    token = _context_indirection_api.set(api)
+    try:
+        yield
+    finally:
+        _context_indirection_api.reset(token)
+
+
+def run_with_indirection_api(api, func, *args, **kwargs):
+    """Call ``func`` with ``api`` as the indirection API."""
+    with indirection_api_context(api):
+        return func(*args, **kwargs)
+
+
+class _IndirectionAPIAttribute:
+    """``indirection_api`` of every object class and instance.
+
+    oslo.versionedobjects reads ``self.indirection_api`` and
+    ``cls.indirection_api``; both land here.  No ``__set__``: assigning
+    the class attribute replaces this lookup with a fixed value, which is
+    what tests that patch the attribute expect.
+    """
+
+    def __get__(self, obj, owner=None):
+        return get_indirection_api()
 
 
 def get_attrname(name):
@@ -67,6 +125,8 @@ class NovaObject(ovoo_base.VersionedObject):
 
     OBJ_SERIAL_NAMESPACE = 'nova_object'
     OBJ_PROJECT_NAMESPACE = 'nova'
+
+    indirection_api = _IndirectionAPIAttribute()
 
     # Computed, read-only attributes (such as Instance.name) that dict-style
     # access and obj_to_primitive() expose next to the fields.

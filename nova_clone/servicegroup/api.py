@@ -6,6 +6,7 @@ heartbeat is within ``service_down_time`` and an operator has not forced it
 down.
 """
 
+import contextvars
 import threading
 
 from oslo_log import log as logging
@@ -88,9 +89,12 @@ class Heartbeat:
         self.model_disconnected = False
 
     def start(self):
+        # The beat runs in the starter's context (a service's own object
+        # indirection in the embedded mode follows it).
+        context = contextvars.copy_context()
         self._thread = threading.Thread(
-            target=self._run, name='heartbeat-%s' % self.service.binary,
-            daemon=True)
+            target=context.run, args=(self._run,),
+            name='heartbeat-%s' % self.service.binary, daemon=True)
         self._thread.start()
 
     def _run(self):
