@@ -328,8 +328,11 @@ def _create_security_group(context, project_id, user_id, name):
             context.session.flush()
         return group
     except db_exc.DBDuplicateEntry:
+        # A locking read: under MySQL's REPEATABLE READ a plain SELECT
+        # would still see this transaction's snapshot, without the row.
         return context.session.query(sg).filter_by(
-            project_id=project_id, name=name, deleted=0).one()
+            project_id=project_id, name=name,
+            deleted=0).with_for_update(read=True).one()
 
 
 def _set_security_groups(context, instance_uuid, project_id, user_id,

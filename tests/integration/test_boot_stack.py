@@ -2,6 +2,8 @@
 computes on MariaDB and RabbitMQ, driven by the openstack CLI, the bench
 command and nova-manage, as an operator would."""
 
+import ast
+import ipaddress
 import json
 import os
 import secrets
@@ -11,13 +13,20 @@ import time
 import uuid
 
 import psutil
+import pymysql
 import pytest
 
+from nova_clone.deploy import procs
+from nova_clone.deploy import stack_layout
+from nova_clone.deploy import stack_nova
+from nova_clone.deploy import stack_services
 from tests.integration.test_stack import Stack, _alive, _clone
 
 pytestmark = pytest.mark.integration
 
 BIN = os.path.dirname(sys.executable)
+CELL0 = '00000000-0000-0000-0000-000000000000'
+HOSTS = ('compute1', 'compute2', 'compute3')
 
 
 @pytest.fixture(scope='module')
@@ -62,6 +71,108 @@ def _manage(st, *args):
         list(args), capture_output=True, text=True, timeout=120)
 
 
+def _parsed(value):
+    """OSC prints nested fields either as JSON or as Python reprs."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return ast.literal_eval(value)
+
+
+def _fault(shown):
+    return _parsed(shown['fault'])
+
+
+def _settled(st, cloud, server_id, timeout=90):
+    """`server show` once the server has left BUILD."""
+    deadline = time.monotonic() + timeout
+    while True:
+        shown = st.osc_json(cloud, 'server', 'show', server_id)
+        if shown['status'] != 'BUILD' or time.monotonic() > deadline:
+            return shown
+        time.sleep(1)
+
+
+def _layout(st):
+    return stack_layout.StackLayout.load(st.state_dir)
+
+
+def _api_db(st, sql, args):
+    conn = pymysql.connect(host='127.0.0.1', user='root', password='',
+                           database=_layout(st).db_name('nova_api'))
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql, args)
+            return cur.fetchall()
+    finally:
+        conn.close()
+
+
+def _cell_of(st, server_id):
+    rows = _api_db(st, 'SELECT cm.uuid FROM instance_mappings im JOIN '
+                   'cell_mappings cm ON cm.id = im.cell_id '
+                   'WHERE im.instance_uuid = %s', (server_id,))
+    assert len(rows) == 1, rows
+    return rows[0][0]
+
+
+def _allocations(st, consumer):
+    return st.osc_json('admin', 'resource', 'provider', 'allocation',
+                       'show', consumer)
+
+
+def _ports_of(st, server_id):
+    return st.osc_json('admin', 'port', 'list', '--device-id', server_id)
+
+
+def _compute(st, host):
+    lay = _layout(st)
+    return lay, [s for s in stack_services.compute_services(lay)
+                 if s.host == host][0]
+
+
+def _stop_computes(st, *hosts):
+    lay = _layout(st)
+    names = ['nova-compute-%s' % host for host in hosts]
+    pids = [procs.running(lay.run_dir, name, lay.marker) for name in names]
+    assert all(pids), dict(zip(names, pids))
+    # A short grace: the tests want the host gone, not a tidy shutdown.
+    procs.stop_many(lay.run_dir, names, lay.marker, timeout=2)
+    assert not any(_alive(pid) for pid in pids)
+
+
+def _start_computes(st, *hosts):
+    """Start stopped computes of the stack as `stack up` would and wait
+    until they heartbeat."""
+    lay = _layout(st)
+    started = []
+    for host in hosts:
+        service = [s for s in stack_services.compute_services(lay)
+                   if s.host == host][0]
+        started.append((service, procs.start(
+            lay.run_dir, service.name, service.argv,
+            lay.log_file(service.name), env=service.env, marker=lay.marker)))
+    for service, pid in started:
+        assert procs.wait_until(
+            lambda: stack_services.ready(service, pid), 60, interval=0.5), \
+            'see %s' % lay.log_file(service.name)
+
+
+def _events(st, server_id, request_id):
+    action = st.osc_json('admin', '--os-compute-api-version', '2.62',
+                         'server', 'event', 'show', server_id, request_id)
+    return _parsed(action['events'])
+
+
+def _create_request(st, cloud, server_id):
+    actions = st.osc_json(cloud, 'server', 'event', 'list', server_id)
+    creates = [a for a in actions if a['Action'] == 'create']
+    assert len(creates) == 1, actions
+    return creates[0]['Request ID']
+
+
 def test_storm_spreads_over_the_computes(stack):
     proc = subprocess.run(
         [os.path.join(BIN, 'nova-clone'), 'bench', '--cloud', 'admin',
@@ -81,26 +192,19 @@ def test_storm_spreads_over_the_computes(stack):
     assert report['max_host_share'] <= 0.5, report['hosts']
 
 
-def test_no_valid_host_is_reported_on_the_server(stack):
-    name = 'nowhere-%s' % uuid.uuid4().hex[:6]
-    stack.osc('admin', 'flavor', 'create', '--ram', '64', '--disk', '1',
-              '--vcpus', '1', '--property',
-              'trait:CUSTOM_FLOW_NOWHERE=required', name)
+def test_no_valid_host_leaves_the_server_in_cell0(stack):
+    name = 'huge-%s' % uuid.uuid4().hex[:6]
+    # Far more RAM than any fake host (32 GiB) has.
+    stack.osc('admin', 'flavor', 'create', '--ram', '1048576', '--disk',
+              '1', '--vcpus', '1', name)
     server = stack.osc_json('admin', 'server', 'create', '--flavor', name,
                             '--image', 'tiny-raw', '--network', 'private',
                             'nvh')
-    deadline = time.monotonic() + 60
-    shown = None
-    while time.monotonic() < deadline:
-        shown = stack.osc_json('admin', 'server', 'show', server['id'])
-        if shown['status'] != 'BUILD':
-            break
-        time.sleep(1)
+    shown = _settled(stack, 'admin', server['id'])
     assert shown['status'] == 'ERROR', shown
-    fault = shown['fault']
-    if isinstance(fault, str):
-        fault = json.loads(fault.replace("'", '"'))
-    assert fault['message'].startswith('No valid host was found.')
+    assert _fault(shown)['message'].startswith('No valid host was found')
+    assert _cell_of(stack, server['id']) == CELL0
+    assert _allocations(stack, server['id']) == []
     stack.osc('admin', 'server', 'delete', '--wait', server['id'])
 
 
@@ -119,3 +223,201 @@ def test_placement_audit_finds_and_deletes_orphans(stack):
     assert deleted.returncode == 4, deleted.stdout + deleted.stderr
     clean = _manage(stack, 'placement', 'audit')
     assert clean.returncode == 0, clean.stdout + clean.stderr
+
+
+def test_demo_boots_on_the_admins_flavor_image_and_network(stack, tmp_path):
+    tag = uuid.uuid4().hex[:6]
+    disk = tmp_path / 'disk.img'
+    disk.write_bytes(os.urandom(8192))
+    flavor = stack.osc_json('admin', 'flavor', 'create', '--ram', '128',
+                            '--disk', '1', '--vcpus', '1', 'fl-' + tag)
+    image = stack.osc_json('admin', 'image', 'create', '--file', str(disk),
+                           '--disk-format', 'raw', '--container-format',
+                           'bare', '--public', 'img-' + tag)
+    assert image['status'] == 'active'
+    net = stack.osc_json('admin', 'network', 'create', '--share',
+                         'net-' + tag)
+    stack.osc_json('admin', 'subnet', 'create', '--network', net['id'],
+                   '--subnet-range', '10.77.0.0/24', 'sub-' + tag)
+
+    server = stack.osc_json('demo', 'server', 'create', '--flavor',
+                            flavor['id'], '--image', image['id'],
+                            '--network', net['id'], '--wait', 'vm-' + tag)
+    assert server['status'] == 'ACTIVE', server
+    addresses = _parsed(server['addresses'])
+    if isinstance(addresses, str):
+        # Older OSC prints "net=10.77.0.5"; newer a {net: [ip]} mapping.
+        name, _, ips = addresses.partition('=')
+        addresses = {name: ips.split(', ')}
+    assert list(addresses) == ['net-' + tag], addresses
+    ip = addresses['net-' + tag][0]
+    ip = ip['addr'] if isinstance(ip, dict) else ip
+    assert ipaddress.ip_address(ip) in ipaddress.ip_network('10.77.0.0/24')
+
+    request_id = _create_request(stack, 'demo', server['id'])
+    builds = [e for e in _events(stack, server['id'], request_id)
+              if e['event'] == 'compute__do_build_and_run_instance']
+    assert len(builds) == 1, builds
+    assert builds[0]['result'] == 'Success'
+    assert builds[0]['host'] in HOSTS
+    stack.osc('demo', 'server', 'delete', '--wait', server['id'])
+
+
+def _boot_tiny(stack, cloud, name):
+    server = stack.osc_json(cloud, 'server', 'create', '--flavor',
+                            'm1.tiny', '--image', 'tiny-raw', '--network',
+                            'private', '--wait', name)
+    assert server['status'] == 'ACTIVE', server
+    # Before the delete the server holds resources: the checks below bite.
+    assert _allocations(stack, server['id']) != []
+    assert len(_ports_of(stack, server['id'])) == 1
+    return server
+
+
+def test_delete_frees_allocations_and_ports(stack):
+    server = _boot_tiny(stack, 'demo', 'del-' + uuid.uuid4().hex[:6])
+    stack.osc('demo', 'server', 'delete', '--wait', server['id'])
+    assert _allocations(stack, server['id']) == []
+    assert _ports_of(stack, server['id']) == []
+
+
+def test_delete_while_its_compute_is_down_is_local(stack):
+    server = _boot_tiny(stack, 'demo', 'down-' + uuid.uuid4().hex[:6])
+    host = stack.osc_json('admin', 'server', 'show',
+                          server['id'])['OS-EXT-SRV-ATTR:host']
+    _stop_computes(stack, host)
+    # The operator fences the dead host, as Nova expects before evacuate;
+    # the API then sees the service down without waiting service_down_time.
+    stack.osc('admin', '--os-compute-api-version', '2.11', 'compute',
+              'service', 'set', '--down', host, 'nova-compute')
+    try:
+        services = stack.osc_json('admin', 'compute', 'service', 'list',
+                                  '--service', 'nova-compute')
+        assert [s['State'] for s in services if s['Host'] == host] == \
+            ['down']
+        conn = _conn(stack, 'demo')
+        resp = conn.compute.delete('/servers/%s' % server['id'],
+                                   raise_exc=False)
+        assert resp.status_code == 204, resp.text
+        gone = conn.compute.get('/servers/%s' % server['id'],
+                                raise_exc=False)
+        assert gone.status_code == 404, gone.text
+        assert _allocations(stack, server['id']) == []
+        assert _ports_of(stack, server['id']) == []
+    finally:
+        stack.osc('admin', '--os-compute-api-version', '2.11', 'compute',
+                  'service', 'set', '--up', host, 'nova-compute')
+        _start_computes(stack, host)
+    services = stack.osc_json('admin', 'compute', 'service', 'list',
+                              '--service', 'nova-compute')
+    assert {s['Host'] for s in services if s['State'] == 'up'} == set(HOSTS)
+
+
+def test_bad_requests_get_novas_errors(stack):
+    demo = _conn(stack, 'demo')
+    admin = _conn(stack, 'admin')
+    flavor = demo.compute.get('/flavors/detail').json()['flavors']
+    flavor = [f for f in flavor if f['name'] == 'm1.tiny'][0]['id']
+    image = demo.image.find_image('tiny-raw', ignore_missing=False).id
+    private = [{'uuid': demo.network.find_network(
+        'private', ignore_missing=False).id}]
+
+    def create(server, conn=demo, **kwargs):
+        resp = conn.compute.post('/servers', json={'server': server},
+                                 raise_exc=False, **kwargs)
+        assert 400 <= resp.status_code < 500, resp.text
+        return resp
+
+    def error(resp, status, kind='badRequest'):
+        assert resp.status_code == status, resp.text
+        body = resp.json()
+        assert list(body) == [kind], body
+        assert body[kind]['code'] == status
+        return body[kind]['message']
+
+    raw = demo.compute.post('/servers', data='{"server": ',
+                            headers={'Content-Type': 'application/json'},
+                            raise_exc=False)
+    error(raw, 400)
+    error(create({'name': 'x', 'imageRef': image}), 400)  # no flavorRef
+    error(create({'name': 'x', 'flavorRef': flavor, 'imageRef': image,
+                  'networks': 'everything'}), 400)
+    missing = str(uuid.uuid4())
+    assert error(create({'name': 'x', 'flavorRef': missing,
+                         'imageRef': image, 'networks': private}),
+                 400) == 'Invalid flavorRef provided.'
+    assert error(create({'name': 'x', 'flavorRef': flavor,
+                         'imageRef': missing, 'networks': private}),
+                 400) == 'Can not find requested image'
+    assert error(create({'name': 'x', 'flavorRef': flavor,
+                         'imageRef': image,
+                         'networks': [{'uuid': missing}]},
+                        microversion='2.37'),
+                 400) == 'Network %s could not be found.' % missing
+
+    # Another project's server does not exist for demo.
+    theirs = admin.compute.post('/servers', json={'server': {
+        'name': 'admins', 'flavorRef': flavor, 'imageRef': image,
+        'networks': private}}, raise_exc=False)
+    assert theirs.status_code == 202, theirs.text
+    theirs = theirs.json()['server']['id']
+    try:
+        for method in (demo.compute.get, demo.compute.delete):
+            resp = method('/servers/%s' % theirs, raise_exc=False)
+            assert error(resp, 404, 'itemNotFound') == \
+                'Instance %s could not be found.' % theirs
+        assert admin.compute.get('/servers/%s' % theirs,
+                                 raise_exc=False).status_code == 200
+    finally:
+        stack.osc('admin', 'server', 'delete', '--wait', theirs)
+
+
+def test_failing_hosts_reschedule_to_the_healthy_one(stack):
+    lay = _layout(stack)
+    failing = ('compute1', 'compute2')
+    saved = {}
+    _stop_computes(stack, *failing)
+    try:
+        for host in failing:
+            path = stack_nova.compute_conf_path(lay, host)
+            with open(path) as f:
+                saved[path] = f.read()
+            with open(path, 'a') as f:
+                f.write('\n[fake_driver]\nfail_spawn = %s:retryable\n'
+                        % host)
+        _start_computes(stack, *failing)
+        healthy, = [p['uuid'] for p in stack.osc_json(
+            'admin', 'resource', 'provider', 'list', '--name', 'compute3')]
+
+        ids = [stack.osc_json('admin', 'server', 'create', '--flavor',
+                              'm1.tiny', '--image', 'tiny-raw', '--network',
+                              'private', 'resched-%d' % i)['id']
+               for i in range(3)]
+        rescheduled = 0
+        for server_id in ids:
+            shown = _settled(stack, 'admin', server_id)
+            assert shown['status'] == 'ACTIVE', shown
+            assert shown['OS-EXT-SRV-ATTR:host'] == 'compute3'
+            builds = [(e['host'], e['result']) for e in _events(
+                stack, server_id, _create_request(stack, 'admin', server_id))
+                if e['event'] == 'compute__do_build_and_run_instance']
+            # One build event per attempt (their times tie to the second, so
+            # no order): the boot ended on the healthy host, every other
+            # attempt was on a failing one.
+            assert [b for b in builds if b[0] not in failing] == \
+                [('compute3', 'Success')], builds
+            assert len(builds) <= 3, builds
+            rescheduled += len(builds) > 1
+            # Placement holds the healthy host's resources only.
+            assert {a['resource_provider'] for a in _allocations(
+                stack, server_id)} == {healthy}, server_id
+        # The weighers spread: at least one boot tried a failing host first.
+        assert rescheduled >= 1
+        for server_id in ids:
+            stack.osc('admin', 'server', 'delete', '--wait', server_id)
+    finally:
+        _stop_computes(stack, *failing)
+        for path, text in saved.items():
+            with open(path, 'w') as f:
+                f.write(text)
+        _start_computes(stack, *failing)
