@@ -26,6 +26,21 @@ RPC_TIMEOUT = 60
 DISCOVER_TIMEOUT = 30
 
 
+
+def _with_retries(fn, what, attempts=3, delay=2.0):
+    """Run an idempotent start-up step again when a just-started service
+    refuses it once (seen: a fresh Keystone answering 403 to its admin)."""
+    from keystoneauth1 import exceptions as ks_exc
+    for attempt in range(1, attempts + 1):
+        try:
+            return fn()
+        except ks_exc.HttpError as exc:
+            if attempt == attempts:
+                raise
+            say('  %s refused (%s); trying again' % (what, exc))
+            time.sleep(delay)
+
+
 class StackFailed(Exception):
     pass
 
@@ -223,7 +238,7 @@ class Up(object):
             say('- keystone: projects, users, roles, catalog in place')
         else:
             say('- keystone: projects demo/service, users, roles, catalog')
-            keystone.seed(lay)
+            _with_retries(lambda: keystone.seed(lay), 'keystone seed')
         clouds.write(lay.clouds_yaml, lay.auth_url, lay.admin_password)
 
     def support(self):
