@@ -26,7 +26,6 @@ RPC_TIMEOUT = 60
 DISCOVER_TIMEOUT = 30
 
 
-
 def _with_retries(fn, what, attempts=3, delay=2.0):
     """Run an idempotent start-up step again when a just-started service
     refuses it once (seen: a fresh Keystone answering 403 to its admin)."""
