@@ -23,6 +23,7 @@ def available():
 
 
 def load(relpath):
+    available()
     with open(os.path.join(SAMPLES_DIR, relpath)) as f:
         return json.load(f)
 

@@ -44,8 +44,7 @@ def test_services_list(cloud, admin, version, sample):
     assert compute['state'] == 'up'
     assert compute['status'] == 'enabled'
     assert compute['zone'] == 'nova'
-    if samples.available():
-        samples.assert_matches(sample, reply.body)
+    samples.assert_matches(sample, reply.body)
 
 
 def test_services_filters_and_policy(cloud, admin, demo):
@@ -64,10 +63,9 @@ def test_service_disable_enable_v253(cloud, admin):
     assert reply.status == 200, reply
     assert reply.body['service']['status'] == 'disabled'
     assert reply.body['service']['disabled_reason'] == 'maintenance'
-    if samples.available():
-        samples.assert_matches(
-            'os-services/v2.53/service-disable-log-put-resp.json',
-            reply.body)
+    samples.assert_matches(
+        'os-services/v2.53/service-disable-log-put-resp.json',
+        reply.body)
     reply = admin.put('/os-services/%s' % service.uuid, {
         'status': 'enabled'}, version='2.53')
     assert reply.body['service']['status'] == 'enabled'
@@ -93,9 +91,8 @@ def test_service_update_legacy(cloud, admin):
         'host': 'host2', 'binary': 'nova-compute',
         'disabled_reason': 'test2'})
     assert reply.status == 200
-    if samples.available():
-        samples.assert_matches('os-services/service-disable-log-put-resp.json',
-                               reply.body)
+    samples.assert_matches('os-services/service-disable-log-put-resp.json',
+                           reply.body)
     reply = admin.put('/os-services/enable', {
         'host': 'host2', 'binary': 'nova-compute'})
     assert reply.body['service']['status'] == 'enabled'
@@ -135,19 +132,17 @@ def test_hypervisor_views(cloud, admin, version, folder):
     assert detail.status == 200
     names = [h['hypervisor_hostname'] for h in detail.body['hypervisors']]
     assert 'host1' in names and 'host2' in names
-    if samples.available():
-        body = dict(detail.body)
-        if version >= '2.53':
-            body = admin.get('/os-hypervisors/detail?limit=1',
-                             version=version).body
-        samples.assert_matches(folder + '/hypervisors-detail-resp.json',
-                               body, free=HV_FREE)
+    body = dict(detail.body)
+    if version >= '2.53':
+        body = admin.get('/os-hypervisors/detail?limit=1',
+                         version=version).body
+    samples.assert_matches(folder + '/hypervisors-detail-resp.json',
+                           body, free=HV_FREE)
     node_id = detail.body['hypervisors'][0]['id']
     shown = admin.get('/os-hypervisors/%s' % node_id, version=version)
     assert shown.status == 200
-    if samples.available():
-        samples.assert_matches(folder + '/hypervisors-show-resp.json',
-                               shown.body, free=HV_FREE)
+    samples.assert_matches(folder + '/hypervisors-show-resp.json',
+                           shown.body, free=HV_FREE)
 
 
 def test_hypervisor_ids_and_removed_calls(cloud, admin, demo):
@@ -188,10 +183,9 @@ def test_availability_zones(cloud, admin, demo):
     assert 'host1' in zones['nova']['hosts']
     assert zones['internal']['hosts']['ctl']['nova-scheduler'][
         'available'] is True
-    if samples.available():
-        samples.assert_matches(
-            'os-availability-zone/availability-zone-list-resp.json',
-            reply.body)
+    samples.assert_matches(
+        'os-availability-zone/availability-zone-list-resp.json',
+        reply.body)
     assert demo.get('/os-availability-zone/detail').status == 403
 
 
@@ -204,10 +198,9 @@ def test_instance_actions(cloud, demo, admin, bed):
     assert listed.status == 200
     actions = listed.body['instanceActions']
     assert [a['action'] for a in actions] == ['create']
-    if samples.available():
-        samples.assert_matches(
-            'os-instance-actions/v2.58/instance-actions-list-resp.json',
-            listed.body)
+    samples.assert_matches(
+        'os-instance-actions/v2.58/instance-actions-list-resp.json',
+        listed.body)
     rid = cloud['request_id']
     user_view = demo.get('/servers/%s/os-instance-actions/%s'
                          % (inst.uuid, rid), version='2.84')
@@ -216,19 +209,17 @@ def test_instance_actions(cloud, demo, admin, bed):
     assert event['event'] == 'compute__do_build_and_run_instance'
     assert 'traceback' not in event and 'host' not in event
     assert event['hostId']
-    if samples.available():
-        samples.assert_matches(
-            'os-instance-actions/v2.84/instance-action-get-non-admin-'
-            'resp.json', user_view.body)
+    samples.assert_matches(
+        'os-instance-actions/v2.84/instance-action-get-non-admin-'
+        'resp.json', user_view.body)
     admin_view = admin.get('/servers/%s/os-instance-actions/%s'
                            % (inst.uuid, rid), version='2.84')
     event = admin_view.body['instanceAction']['events'][0]
     assert event['host'] == 'host1'
     assert 'traceback' in event and 'details' in event
-    if samples.available():
-        samples.assert_matches(
-            'os-instance-actions/v2.84/instance-action-get-resp.json',
-            admin_view.body)
+    samples.assert_matches(
+        'os-instance-actions/v2.84/instance-action-get-resp.json',
+        admin_view.body)
     old_user = demo.get('/servers/%s/os-instance-actions/%s'
                         % (inst.uuid, rid), version='2.50')
     assert 'events' not in old_user.body['instanceAction']
@@ -251,9 +242,8 @@ def test_external_events(cloud, bed, admin, demo):
     reply = admin.post('/os-server-external-events', body)
     assert reply.status == 200, reply
     assert reply.body['events'][0]['code'] == 200
-    if samples.available():
-        samples.assert_matches(
-            'os-server-external-events/event-create-resp.json', reply.body)
+    samples.assert_matches(
+        'os-server-external-events/event-create-resp.json', reply.body)
     cast = bed.compute_rpc.casts[-1]
     assert cast[0] == 'external_instance_event' and cast[1] == 'host1'
     assert cast[2] == [inst.uuid]

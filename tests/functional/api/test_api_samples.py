@@ -7,9 +7,6 @@ from tests.functional.api import cellrecords
 from tests.functional.api import samples
 from tests.functional.api import test_keypairs
 
-pytestmark = pytest.mark.skipif(not samples.available(),
-                                reason='no api samples on this machine')
-
 SERVER_FREE = ('server.metadata', 'servers[].metadata', 'server.addresses',
                'servers[].addresses', 'server.flavor.extra_specs',
                'servers[].flavor.extra_specs', 'server.scheduler_hints',

@@ -60,7 +60,6 @@ def _wait_up(url, proc, timeout=30):
     raise AssertionError('nova-api did not answer on %s' % url)
 
 
-@pytest.mark.skipif(not os.path.exists(BIN), reason='nova-api not installed')
 def test_nova_api_serves_and_stops_on_sigterm(conf_dir):
     port = _free_port()
     conf = _write_conf(conf_dir, port)
@@ -96,7 +95,6 @@ def test_nova_api_serves_and_stops_on_sigterm(conf_dir):
                for line in lines), log[-2000:]
 
 
-@pytest.mark.skipif(not os.path.exists(BIN), reason='nova-api not installed')
 def test_nova_api_reports_busy_port(conf_dir):
     with socket.socket() as sock:
         sock.bind(('127.0.0.1', 0))
@@ -110,7 +108,6 @@ def test_nova_api_reports_busy_port(conf_dir):
     assert 'Traceback' not in proc.stderr
 
 
-@pytest.mark.skipif(not os.path.exists(BIN), reason='nova-api not installed')
 def test_nova_api_bad_config_file():
     proc = subprocess.run([BIN, '--config-file', '/nonexistent/nova.conf'],
                           capture_output=True, text=True, timeout=60)

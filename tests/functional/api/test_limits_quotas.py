@@ -18,8 +18,7 @@ def test_limits_shape(demo, version, sample):
     assert absolute['maxTotalInstances'] == 10
     assert absolute['maxTotalCores'] == 20
     assert absolute['maxTotalRAMSize'] == 51200
-    if samples.available():
-        samples.assert_matches(sample, reply.body)
+    samples.assert_matches(sample, reply.body)
 
 
 def test_limits_of_another_project_need_admin(demo, admin):
@@ -39,13 +38,12 @@ def test_quota_set_shapes(demo, version, folder):
     defaults = demo.get('/os-quota-sets/%s/defaults' % pid,
                         version=version)
     detail = demo.get('/os-quota-sets/%s/detail' % pid, version=version)
-    if samples.available():
-        samples.assert_matches(folder + '/quotas-show-get-resp.json',
-                               show.body)
-        samples.assert_matches(folder + '/quotas-show-defaults-get-resp.json',
-                               defaults.body)
-        samples.assert_matches(folder + '/quotas-show-detail-get-resp.json',
-                               detail.body)
+    samples.assert_matches(folder + '/quotas-show-get-resp.json',
+                           show.body)
+    samples.assert_matches(folder + '/quotas-show-defaults-get-resp.json',
+                           defaults.body)
+    samples.assert_matches(folder + '/quotas-show-detail-get-resp.json',
+                           detail.body)
 
 
 def test_quota_update_is_admin_only_and_changes_limits(bed, admin):
@@ -57,9 +55,8 @@ def test_quota_update_is_admin_only_and_changes_limits(bed, admin):
     assert reply.status == 200
     assert reply.body['quota_set']['cores'] == 5
     assert 'id' not in reply.body['quota_set']
-    if samples.available():
-        samples.assert_matches('os-quota-sets/quotas-update-post-resp.json',
-                               reply.body)
+    samples.assert_matches('os-quota-sets/quotas-update-post-resp.json',
+                           reply.body)
     limits = project.get('/limits').body['limits']['absolute']
     assert limits['maxTotalCores'] == 5
     bad = admin.put('/os-quota-sets/ab12', {'quota_set': {'cores': 'x'}})
@@ -82,9 +79,8 @@ def test_quota_class_shapes(admin, version, folder):
     shown = admin.get('/os-quota-class-sets/default', version=version)
     assert shown.status == 200
     assert shown.body['quota_class_set']['id'] == 'default'
-    if samples.available():
-        samples.assert_matches(folder + '/quota-classes-show-get-resp.json',
-                               shown.body)
+    samples.assert_matches(folder + '/quota-classes-show-get-resp.json',
+                           shown.body)
 
 
 def test_default_quota_class_drives_defaults(bed, admin, demo):
@@ -93,10 +89,9 @@ def test_default_quota_class_drives_defaults(bed, admin, demo):
                       {'quota_class_set': {'instances': 7}}, version='2.50')
     assert reply.status == 200, reply
     assert reply.body['quota_class_set']['instances'] == 7
-    if samples.available():
-        samples.assert_matches(
-            'os-quota-class-sets/v2.50/quota-classes-update-post-resp.json',
-            reply.body)
+    samples.assert_matches(
+        'os-quota-class-sets/v2.50/quota-classes-update-post-resp.json',
+        reply.body)
     fresh = bed.client(user='fresh', project='77cd')
     limits = fresh.get('/limits').body['limits']['absolute']
     assert limits['maxTotalInstances'] == 7
