@@ -119,9 +119,8 @@ def _cores_ram(context, project_id, user_id=None):
     except Exception:  # noqa - no cells yet means nothing is used
         LOG.debug('No cell mappings to count usage in', exc_info=True)
         return 0, 0
-    from nova_clone.compute import cell_targeting
     cells = [c for c in cells if not c.is_cell0()]
-    results = cell_targeting.scatter_gather_cells(
+    results = nova_context.scatter_gather_cells(
         context, cells, 60,
         lambda cctxt: _cell_usage(cctxt, project_id, user_id))
     cores = ram = 0

@@ -15,7 +15,6 @@ from oslo_utils import uuidutils
 from nova_clone.compute import api_build
 from nova_clone.compute import api_delete
 from nova_clone.compute import instance_list
-from nova_clone.compute import cell_targeting
 from nova_clone import context as nova_context
 from nova_clone import exception
 
@@ -280,7 +279,7 @@ class API:
                     raise exception.InstanceNotFound(
                         instance_id=instance.uuid)
         cell = mapping.cell_mapping
-        with cell_targeting.target_cell(context, cell) as cctxt:
+        with nova_context.target_cell(context, cell) as cctxt:
             cell_instance = objects.Instance.get_by_uuid(cctxt, instance.uuid)
             for key, value in updates.items():
                 setattr(cell_instance, key, value)
@@ -322,7 +321,7 @@ class API:
             group[2].append(event)
         for (cell_uuid, host), (cell, insts, evs) in groups.items():
             if cell is not None:
-                with cell_targeting.target_cell(context, cell) as cctxt:
+                with nova_context.target_cell(context, cell) as cctxt:
                     self.compute_rpcapi.external_instance_event(
                         cctxt, list(insts.values()), evs, host=host)
             else:
@@ -339,7 +338,7 @@ class API:
         try:
             mapping = objects.InstanceMapping.get_by_instance_uuid(
                 ctxt, instance.uuid)
-            with cell_targeting.target_cell(ctxt, mapping.cell_mapping) as cc:
+            with nova_context.target_cell(ctxt, mapping.cell_mapping) as cc:
                 service = objects.Service.get_by_compute_host(cc, host)
         except exception.NotFound:
             return 'UNKNOWN'

@@ -15,7 +15,7 @@ from oslo_utils import timeutils
 from nova_clone.compute import instance_actions
 from nova_clone.compute import task_states
 from nova_clone.compute import vm_states
-from nova_clone.compute import cell_targeting
+from nova_clone import context as nova_context
 from nova_clone import exception
 
 LOG = logging.getLogger(__name__)
@@ -73,7 +73,7 @@ def delete(compute_api, context, instance):
             raise exception.InstanceNotFound(instance_id=uuid)
 
     cell = mapping.cell_mapping
-    with cell_targeting.target_cell(context, cell) as cctxt:
+    with nova_context.target_cell(context, cell) as cctxt:
         instance = objects.Instance.get_by_uuid(
             cctxt, uuid, expected_attrs=['system_metadata', 'info_cache'])
         _check_lock(context, instance)

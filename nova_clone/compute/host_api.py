@@ -8,7 +8,6 @@ the cells until one has the record.
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
-from nova_clone.compute import cell_targeting
 from nova_clone import context as nova_context
 from nova_clone import exception
 
@@ -31,8 +30,8 @@ def _gather(context, fn, *args, **kwargs):
     answered; failing cells are logged and skipped."""
     cells = _cells(context)
     by_uuid = {c.uuid: c for c in cells}
-    # cell_targeting targets only the database of cell0 (it has no queue).
-    results = cell_targeting.scatter_gather_cells(
+    # Targeting cell0 sets only its database (it has no queue).
+    results = nova_context.scatter_gather_cells(
         context, cells, CELL_TIMEOUT, lambda c: fn(c, *args, **kwargs))
     out = []
     for cell_uuid, result in results.items():
@@ -50,7 +49,7 @@ def _gather(context, fn, *args, **kwargs):
 def _find_in_cells(context, fn):
     """The first (cell, result) where fn(cell_ctxt) returned non-None."""
     for cell in _cells(context):
-        with cell_targeting.target_cell(context, cell) as cctxt:
+        with nova_context.target_cell(context, cell) as cctxt:
             try:
                 result = fn(cctxt)
             except exception.NotFound:
@@ -206,7 +205,7 @@ class HostAPI(object):
             mapping = objects.HostMapping.get_by_host(context, host_name)
         except exception.HostMappingNotFound:
             return []
-        with cell_targeting.target_cell(context,
+        with nova_context.target_cell(context,
                                         mapping.cell_mapping) as cctxt:
             return list(objects.InstanceList.get_by_host(cctxt, host_name))
 

@@ -10,7 +10,6 @@ import functools
 
 from oslo_log import log as logging
 
-from nova_clone.compute import cell_targeting
 from nova_clone import context as nova_context
 from nova_clone import exception
 
@@ -59,7 +58,7 @@ def get_one(context, uuid, expected_attrs=None):
                 raise exception.InstanceNotFound(instance_id=uuid)
             if mapping.cell_mapping is None:
                 raise exception.InstanceNotFound(instance_id=uuid)
-    with cell_targeting.target_cell(context, mapping.cell_mapping) as cctxt:
+    with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
         return objects.Instance.get_by_uuid(cctxt, uuid,
                                             expected_attrs=expected_attrs)
 
@@ -152,7 +151,7 @@ def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
             raise exception.MarkerNotFound(marker=marker)
         marker_cell = mapping.cell_mapping.uuid
         mctxt = context.elevated(read_deleted='yes')
-        with cell_targeting.target_cell(mctxt, mapping.cell_mapping) as cctxt:
+        with nova_context.target_cell(mctxt, mapping.cell_mapping) as cctxt:
             try:
                 marker_obj = objects.Instance.get_by_uuid(cctxt, marker)
             except exception.InstanceNotFound:
@@ -179,7 +178,7 @@ def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
     cells = _cells(context, filters)
     answers = {}
     if cells:
-        answers = cell_targeting.scatter_gather_cells(
+        answers = nova_context.scatter_gather_cells(
             qctxt, cells, CELL_TIMEOUT,
             lambda cctxt: query(cctxt, cctxt.cell_uuid))
     rows = []

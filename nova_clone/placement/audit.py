@@ -10,7 +10,6 @@ the audited provider is removed.  Return codes as Nova's command:
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
-from nova_clone.compute import cell_targeting
 from nova_clone import context as nova_context
 from nova_clone import exception
 
@@ -33,7 +32,7 @@ def _consumer_known(context, consumer, cells):
     except exception.InstanceMappingNotFound:
         mapping = None
     if mapping is not None and mapping.cell_mapping is not None:
-        with cell_targeting.target_cell(context, mapping.cell_mapping) as cc:
+        with nova_context.target_cell(context, mapping.cell_mapping) as cc:
             try:
                 objects.Instance.get_by_uuid(cc, consumer)
                 return True
@@ -43,7 +42,7 @@ def _consumer_known(context, consumer, cells):
     if migration_cls is None or not hasattr(migration_cls, 'get_by_uuid'):
         return False
     for cell in cells:
-        with cell_targeting.target_cell(context, cell) as cc:
+        with nova_context.target_cell(context, cell) as cc:
             try:
                 migration_cls.get_by_uuid(cc, consumer)
                 return True

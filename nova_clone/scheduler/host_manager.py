@@ -23,7 +23,6 @@ import os_resource_classes as orc
 from oslo_log import log as logging
 
 from nova_clone.conf import CONF
-from nova_clone.compute import cell_targeting
 from nova_clone import context as nova_context
 
 LOG = logging.getLogger(__name__)
@@ -202,7 +201,7 @@ class HostManager:
         from nova_clone import objects
         cells = [c for c in objects.CellMappingList.get_all(ctxt)
                  if c.uuid != CELL0_UUID]
-        results = cell_targeting.scatter_gather_cells(
+        results = nova_context.scatter_gather_cells(
             ctxt, cells, 60, self._load_cell_by_ctx)
         zones = self._host_zones(ctxt)
         mapped = self._mapped_hosts(ctxt)

@@ -11,7 +11,6 @@ from nova_clone.api.schemas import parameter_types as pt
 from nova_clone.api import validation
 from nova_clone.api.views import common as view_common
 from nova_clone.api.views import servers as server_views
-from nova_clone.compute import cell_targeting
 from nova_clone import context as nova_context
 from nova_clone import exception
 from nova_clone.policies import admin as admin_policies
@@ -72,8 +71,8 @@ class InstanceActionsController(object):
             return None
         base = nova_context.RequestContext.from_dict(context.to_dict())
         base.read_deleted = 'yes'
-        # cell_targeting copes with cell0, which has no message queue.
-        with cell_targeting.target_cell(base, mapping.cell_mapping) as cctxt:
+        # target_cell copes with cell0, which has no message queue.
+        with nova_context.target_cell(base, mapping.cell_mapping) as cctxt:
             return cctxt
 
     def _action_view(self, req, action):

@@ -10,7 +10,7 @@ from nova_clone.api.controllers import servers
 from nova_clone.api import resource
 from nova_clone.api.schemas import server_external_events as schema
 from nova_clone.api import validation
-from nova_clone.compute import cell_targeting
+from nova_clone import context as nova_context
 from nova_clone.policies import admin as admin_policies
 
 LOG = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ def _instances_by_uuid(context, uuids):
         by_cell.setdefault(cell.uuid, (cell, []))[1].append(
             mapping.instance_uuid)
     for cell, cell_uuids in by_cell.values():
-        with cell_targeting.target_cell(context, cell) as cctxt:
+        with nova_context.target_cell(context, cell) as cctxt:
             for instance in objects.InstanceList.get_by_uuids(cctxt,
                                                                cell_uuids):
                 found[instance.uuid] = instance

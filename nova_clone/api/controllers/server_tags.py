@@ -11,7 +11,6 @@ from nova_clone.api.schemas import server_tags as schema
 from nova_clone.api import validation
 from nova_clone.api.views import common as view_common
 from nova_clone.api.views import servers as server_views
-from nova_clone.compute import cell_targeting
 from nova_clone import context as nova_context
 from nova_clone import exception
 from nova_clone.policies import server_metadata as md_policies
@@ -34,8 +33,8 @@ class ServerTagsController(object):
         if mapping is None or mapping.cell_mapping is None:
             return None
         base = nova_context.RequestContext.from_dict(context.to_dict())
-        # cell_targeting copes with cell0, which has no message queue.
-        with cell_targeting.target_cell(base, mapping.cell_mapping) as cctxt:
+        # target_cell copes with cell0, which has no message queue.
+        with nova_context.target_cell(base, mapping.cell_mapping) as cctxt:
             return cctxt
 
     def _load(self, req, server_id, action, change=None):

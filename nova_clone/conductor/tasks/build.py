@@ -25,7 +25,7 @@ from nova_clone.compute import task_states
 from nova_clone.compute import utils as compute_utils
 from nova_clone.compute import vm_states
 from nova_clone.conf import CONF
-from nova_clone.compute import cell_targeting
+from nova_clone import context as nova_context
 from nova_clone import exception
 from nova_clone.scheduler import utils as scheduler_utils
 
@@ -147,7 +147,7 @@ def _bury_in_cell0(manager, context, request_spec, exc, build_requests=(),
             # The user deleted the server meanwhile: nothing to bury.
             LOG.debug('Instance %s was deleted while scheduling', uuid)
             continue
-        with cell_targeting.target_cell(context, cell0) as cctxt:
+        with nova_context.target_cell(context, cell0) as cctxt:
             instance._context = cctxt
             instance.vm_state = vm_states.ERROR
             instance.task_state = None
@@ -166,7 +166,7 @@ def _bury_in_cell0(manager, context, request_spec, exc, build_requests=(),
                 br.destroy()
             except exception.BuildRequestNotFound:
                 # Deleted by the user after all: drop the buried record too.
-                with cell_targeting.target_cell(context, cell0) as cctxt:
+                with nova_context.target_cell(context, cell0) as cctxt:
                     instance._context = cctxt
                     try:
                         instance.destroy()
@@ -254,7 +254,7 @@ def _abandon(manager, context, br, instance, cell, exc):
         % instance.uuid)
 
     def set_error():
-        with cell_targeting.target_cell(context, cell) as cctxt:
+        with nova_context.target_cell(context, cell) as cctxt:
             instance._context = cctxt
             _set_instance_error(cctxt, instance, exc)
 
@@ -302,7 +302,7 @@ def _create_in_cell(manager, context, br, spec, host_list, cells_by_host,
     if not instance.obj_attr_is_set('availability_zone') or \
             not instance.availability_zone:
         instance.availability_zone = _host_zone(context, host.service_host)
-    with cell_targeting.target_cell(context, cell) as cctxt:
+    with nova_context.target_cell(context, cell) as cctxt:
         instance._context = cctxt
         for attempt in range(3):
             try:
@@ -323,7 +323,7 @@ def _build_in_cell(manager, context, br, spec, host_list, instance, cell,
                    block_device_mapping, tags):
     objects = _objects()
     host = host_list[0]
-    with cell_targeting.target_cell(context, cell) as cctxt:
+    with nova_context.target_cell(context, cell) as cctxt:
         objects.InstanceAction.action_start(
             cctxt, instance.uuid, instance_actions.CREATE, want_result=False)
         bdms = _create_block_device_mapping(cctxt, instance.uuid,
@@ -346,7 +346,7 @@ def _build_in_cell(manager, context, br, spec, host_list, instance, cell,
         # Deleted by the user between our check and now: undo it all.
         LOG.info('Build request of %s is gone: the server was deleted; '
                  'cleaning up', instance.uuid)
-        with cell_targeting.target_cell(context, cell) as cctxt:
+        with nova_context.target_cell(context, cell) as cctxt:
             instance._context = cctxt
             try:
                 instance.destroy()
@@ -362,7 +362,7 @@ def _build_in_cell(manager, context, br, spec, host_list, instance, cell,
         return
 
     filter_props = _legacy_filter_properties(spec, host)
-    with cell_targeting.target_cell(context, cell) as cctxt:
+    with nova_context.target_cell(context, cell) as cctxt:
         instance._context = cctxt
         manager.compute_rpcapi.build_and_run_instance(
             cctxt, instance=instance, host=host.service_host, image=image,

@@ -9,9 +9,8 @@ from nova_clone import objects
 
 
 def cell_context(bed, cell=None):
-    from nova_clone.compute import cell_targeting
     ctx = nova_context.get_admin_context()
-    with cell_targeting.target_cell(ctx, cell or bed.cell1) as cctxt:
+    with nova_context.target_cell(ctx, cell or bed.cell1) as cctxt:
         return cctxt
 
 
@@ -87,8 +86,7 @@ def add_instance(bed, project_id, user_id, host=None, name='vm', cell=None):
     actx = nova_context.RequestContext(
         user_id=user_id, project_id=project_id,
         request_id='req-' + uuidutils.generate_uuid())
-    from nova_clone.compute import cell_targeting
-    with cell_targeting.target_cell(actx, cell) as targeted:
+    with nova_context.target_cell(actx, cell) as targeted:
         actx = targeted
     action = objects.InstanceAction.action_start(actx, uuid, 'create')
     objects.InstanceActionEvent.event_start(
