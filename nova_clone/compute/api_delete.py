@@ -138,17 +138,39 @@ def _cleanup_volumes(compute_api, cctxt, instance, bdms):
                           bdm.volume_id, instance.uuid)
 
 
+_PLACEMENT_REFUSED = (
+    'Server %(uuid)s was not deleted: Placement did not release its '
+    'resource allocations (%(reason)s). Nothing was changed; try the '
+    'delete again once Placement is available.')
+
+
+def _release_allocations(compute_api, cctxt, instance):
+    """Delete the Placement allocations or refuse the delete with a 409."""
+    try:
+        compute_api.report_client.delete_allocation_for_instance(
+            cctxt, instance.uuid)
+    except (exception.AllocationDeleteFailed,
+            exception.PlacementAPIConnectFailure) as exc:
+        LOG.warning('Local delete of instance %s refused: %s',
+                    instance.uuid, exc.format_message())
+        reason = ('it refused the request'
+                  if isinstance(exc, exception.AllocationDeleteFailed)
+                  else 'it could not be reached')
+        raise exception.Conflict(_PLACEMENT_REFUSED % {
+            'uuid': instance.uuid, 'reason': reason})
+
+
 def _local_delete(compute_api, cctxt, instance, cell0=False):
     """Clean up without the compute, then soft-delete the instance."""
     objects = _objects()
     LOG.info('Deleting instance %s locally (compute %s unavailable or not '
              'involved)', instance.uuid, instance.host)
+    # Placement first: if it refuses, the server stays and the user gets
+    # a 409 to retry, rather than a leaked allocation.  The action is
+    # recorded only once the delete really goes ahead.
+    _release_allocations(compute_api, cctxt, instance)
     objects.InstanceAction.action_start(
         cctxt, instance.uuid, instance_actions.DELETE, want_result=False)
-    # Placement first: if it refuses, the server stays and the user gets
-    # a 409 to retry, rather than a leaked allocation.
-    compute_api.report_client.delete_allocation_for_instance(
-        cctxt, instance.uuid)
     if not cell0:
         bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
             cctxt, instance.uuid)

@@ -62,6 +62,30 @@ class SchedulerManager(manager.Manager):
         self.weighers = scheduler_weights.load_weighers(
             CONF.filter_scheduler.weight_classes)
         self._report_client = None
+        self._arm_host_discovery()
+
+    def _arm_host_discovery(self):
+        """Schedule _discover_hosts_in_cells from the interval set now.
+
+        The decorator's spacing is read when this module is imported,
+        which can be before the configuration is loaded (an embedded
+        cloud, tests): take the value at start-up instead.
+        """
+        name = '_discover_hosts_in_cells'
+        interval = CONF.scheduler.discover_hosts_in_cells_interval
+        # Per-instance copies: the class lists are shared by every manager.
+        self._periodic_tasks = [(n, t) for n, t in self._periodic_tasks
+                                if n != name]
+        self._periodic_spacing = {n: s for n, s in
+                                  self._periodic_spacing.items()
+                                  if n != name}
+        if interval < 0:
+            return
+        self._periodic_tasks.append(
+            (name, type(self)._discover_hosts_in_cells))
+        self._periodic_spacing[name] = (interval or
+                                        periodic_task.DEFAULT_INTERVAL)
+        self._periodic_last_run[name] = None  # run at once
 
     @property
     def report_client(self):
