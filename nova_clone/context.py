@@ -98,11 +98,36 @@ class RequestContext(oslo_context.RequestContext):
         return ctx
 
     def can(self, action, target=None, fatal=True):
-        """Check a policy rule for this context (see nova_clone.policy)."""
+        """Check a policy rule for this context (see nova_clone.policy).
+
+        Decisions are remembered for the life of the context: a server list
+        asks the same question of every server of a project.
+        """
         from nova_clone import policy
         if target is None:
             target = {'project_id': self.project_id, 'user_id': self.user_id}
-        return policy.authorize(self, action, target, do_raise=fatal)
+        key = self._policy_key(action, target)
+        memo = self.__dict__.setdefault('_policy_memo', {})
+        allowed = memo.get(key) if key is not None else None
+        if allowed or (allowed is False and not fatal):
+            return allowed
+        allowed = bool(policy.authorize(self, action, target,
+                                        do_raise=fatal))
+        if key is not None:
+            memo[key] = allowed
+        return allowed
+
+    def _policy_key(self, action, target):
+        # The credentials are part of the key: elevated() copies share
+        # the memo but not the roles.
+        try:
+            key = (action, frozenset(target.items()), self.user_id,
+                   self.project_id, self.is_admin, self.system_scope,
+                   tuple(self.roles or ()))
+            hash(key)
+        except TypeError:
+            return None
+        return key
 
     def __str__(self):
         return '<Context %s user=%s project=%s>' % (

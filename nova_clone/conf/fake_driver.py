@@ -8,11 +8,13 @@ from oslo_config import cfg
 
 fake_group = cfg.OptGroup('fake_driver', title='Fake virt driver')
 
+# Big enough that three hosts take a 200-server storm of m1.tiny, small
+# enough that a flavor can still find no room.
 fake_opts = [
-    cfg.IntOpt('vcpus', default=16, min=1, help='vCPUs of each fake host.'),
-    cfg.IntOpt('memory_mb', default=32768, min=1,
+    cfg.IntOpt('vcpus', default=64, min=1, help='vCPUs of each fake host.'),
+    cfg.IntOpt('memory_mb', default=131072, min=1,
                help='MiB of RAM of each fake host.'),
-    cfg.IntOpt('local_gb', default=1024, min=1,
+    cfg.IntOpt('local_gb', default=4096, min=1,
                help='GiB of local disk of each fake host.'),
     cfg.FloatOpt('spawn_seconds', default=0.0, min=0,
                  help='Time a fake spawn takes.'),

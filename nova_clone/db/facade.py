@@ -87,6 +87,12 @@ class _LazyFactory(enginefacade._TransactionFactory):
         from nova_clone.conf import CONF
         return getattr(CONF, self._group) if self._group else None
 
+    def _engine_conf(self):
+        # A cell database reached by URL pools like this service's own
+        # [database]: the same max_pool_size, max_overflow and so on.
+        from nova_clone.conf import CONF
+        return getattr(CONF, self._group or 'database')
+
     def _start(self, conf=False, connection=None, slave_connection=None):
         with self._lazy_lock:
             if self._started:
@@ -99,11 +105,14 @@ class _LazyFactory(enginefacade._TransactionFactory):
         if not url:
             raise exception.DBNotConfigured(group=self._group or 'database')
         settings = {'sqlite_fk': True}
-        if group is not None:
-            for name in _ENGINE_OPTS:
-                value = getattr(group, name, None)
-                if value is not None:
-                    settings[name] = value
+        engine_conf = self._engine_conf()
+        for name in _ENGINE_OPTS:
+            value = getattr(engine_conf, name, None)
+            if value is not None:
+                settings[name] = value
+        if self._url:
+            # Another cell: [database] slave_connection is ours, not its.
+            settings.pop('slave_connection', None)
         sqlite_file = is_sqlite_file(url)
         if sqlite_file:
             settings['slave_connection'] = url

@@ -35,8 +35,9 @@ def conf_dir(layout):
 def write_conf(layout):
     kdir = conf_dir(layout)
     return stack_ini.write(os.path.join(kdir, 'keystone.conf'), {
-        'DEFAULT': {'debug': True},
-        'database': {'connection': layout.db_url('keystone')},
+        'DEFAULT': {'debug': layout.debug},
+        'database': {'connection': layout.db_url('keystone'),
+                     'max_pool_size': 20},
         'token': {'provider': 'fernet', 'expiration': 86400},
         'fernet_tokens': {'key_repository': os.path.join(kdir, 'fernet-keys')},
         'fernet_receipts': {

@@ -25,9 +25,10 @@ def conf_dir(layout):
 
 def write_conf(layout):
     return stack_ini.write(os.path.join(conf_dir(layout), 'placement.conf'), {
-        'DEFAULT': {'debug': True},
+        'DEFAULT': {'debug': layout.debug},
         'api': {'auth_strategy': 'keystone'},
-        'placement_database': {'connection': layout.db_url('placement')},
+        'placement_database': {'connection': layout.db_url('placement'),
+                               'max_pool_size': 20},
         'keystone_authtoken': stack_ini.authtoken(layout, 'placement'),
     })
 

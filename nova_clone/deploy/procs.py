@@ -215,4 +215,8 @@ def gunicorn_argv(proc_name, host, port, app, workers=1, threads=8):
             '--worker-class', 'gthread', '--workers', str(workers),
             '--threads', str(threads), '--bind', '%s:%d' % (host, port),
             '--timeout', '300', '--graceful-timeout', '5',
+            # Clients (keystoneauth, openstacksdk) keep connections open;
+            # gunicorn's 2 s default closes them under a client that is
+            # about to send, which the client sees as a reset.
+            '--keep-alive', '75',
             '--access-logfile', '-', app]

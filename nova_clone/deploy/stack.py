@@ -54,6 +54,9 @@ def add_arguments(parser):
     up.add_argument('--host-ip', default='127.0.0.1', metavar='IP',
                     help='Address every service listens on and the '
                          'catalog names (default: %(default)s).')
+    up.add_argument('--debug', action='store_true',
+                    help='Debug logging in every service (each run '
+                         'rewrites the configs with or without it).')
     up.add_argument('--base-port', type=int, default=0, metavar='P',
                     help='Ports P..P+5 for keystone, placement, nova-api, '
                          'glance, neutron, cinder; 0 (default) picks free '

@@ -53,10 +53,19 @@ def _short(exc):
     return text[0][:120] if text else exc.__class__.__name__
 
 
+# As DevStack does: a stack's pooled services (and a few stacks side by
+# side) need more than MariaDB's default of 151 connections.
+MIN_MAX_CONNECTIONS = 1024
+
+
 def create_databases(names):
     conn = _db_connect()
     try:
         with conn.cursor() as cur:
+            cur.execute("SELECT @@GLOBAL.max_connections")
+            if cur.fetchone()[0] < MIN_MAX_CONNECTIONS:
+                cur.execute('SET GLOBAL max_connections = %d'
+                            % MIN_MAX_CONNECTIONS)
             for name in names:
                 cur.execute('CREATE DATABASE IF NOT EXISTS `%s` '
                             'CHARACTER SET utf8mb4' % name)

@@ -33,6 +33,9 @@ def default_state_dir(name):
 
 
 class StackLayout(object):
+    # Debug logging in every service; given by each ``stack up``, not kept.
+    debug = False
+
     def __init__(self, name, state_dir, host_ip, ports, computes, cells,
                  driver, admin_password, service_password):
         self.name = name

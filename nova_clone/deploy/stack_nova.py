@@ -61,7 +61,7 @@ def _clients(layout):
 
 def _default(layout, transport_url, **extra):
     section = {
-        'debug': True,
+        'debug': layout.debug,
         'state_path': layout.path('nova'),
         'my_ip': layout.host_ip,
         'transport_url': transport_url,

@@ -19,7 +19,7 @@ def conf_path(layout, peer):
 
 def write_conf(layout, peer):
     return stack_ini.write(conf_path(layout, peer), {
-        'DEFAULT': {'debug': True, 'state_path': layout.path('peers')},
+        'DEFAULT': {'debug': layout.debug, 'state_path': layout.path('peers')},
         'peers': {
             'connection': layout.db_url(peer),
             'listen': layout.host_ip,

@@ -406,6 +406,7 @@ def resolve_layout(args):
         layout.cells = max(args.cells, layout.cells)
         layout.driver = args.driver
     layout.save()
+    layout.debug = getattr(args, 'debug', False)
     return layout
 
 

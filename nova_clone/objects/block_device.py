@@ -271,18 +271,24 @@ class BlockDeviceMappingList(base.ObjectListBase, base.NovaObject):
         return list(dict.fromkeys(b.instance_uuid for b in self))
 
     @classmethod
-    def bdms_by_instance_uuid(cls, context, instance_uuids):
-        """{instance_uuid: BlockDeviceMappingList} for many instances."""
+    def bdms_by_instance_uuid(cls, context, instance_uuids,
+                              volumes_only=False):
+        """{instance_uuid: BlockDeviceMappingList} for many instances;
+        with volumes_only, their volume mappings alone."""
         result = {}
-        for bdm in cls.get_by_instance_uuids(context, instance_uuids):
+        for bdm in cls.get_by_instance_uuids(context, instance_uuids,
+                                             volumes_only=volumes_only):
             if bdm.instance_uuid not in result:
                 result[bdm.instance_uuid] = cls(context, objects=[])
             result[bdm.instance_uuid].objects.append(bdm)
         return result
 
     @base.remotable_classmethod
-    def get_by_instance_uuids(cls, context, instance_uuids):
-        rows = _bdms_get(context, instance_uuids=list(instance_uuids))
+    def get_by_instance_uuids(cls, context, instance_uuids,
+                              volumes_only=False):
+        filters = {'destination_type': 'volume'} if volumes_only else {}
+        rows = _bdms_get(context, instance_uuids=list(instance_uuids),
+                         **filters)
         return base.obj_make_list(context, cls(), BlockDeviceMapping, rows)
 
     @base.remotable_classmethod

@@ -41,7 +41,8 @@ def _engine(url):
             finally:
                 cur.close()
         return engine
-    return sa.create_engine(url, pool_pre_ping=True, pool_recycle=3600)
+    return sa.create_engine(url, pool_pre_ping=True, pool_recycle=3600,
+                            pool_size=10)
 
 
 def default_data_dir(url, state_path=None):

@@ -194,7 +194,7 @@ def test_storm_spreads_over_the_computes(stack):
 
 def test_no_valid_host_leaves_the_server_in_cell0(stack):
     name = 'huge-%s' % uuid.uuid4().hex[:6]
-    # Far more RAM than any fake host (32 GiB) has.
+    # Far more RAM than any fake host (128 GiB) has.
     stack.osc('admin', 'flavor', 'create', '--ram', '1048576', '--disk',
               '1', '--vcpus', '1', name)
     server = stack.osc_json('admin', 'server', 'create', '--flavor', name,

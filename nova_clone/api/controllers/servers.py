@@ -402,7 +402,7 @@ class ServersController(object):
     @validation.query_schema(schema.list_query, '2.1', '2.65')
     def detail(self, req):
         context, instances, limit = self._list(req, True)
-        extras = _Extras(req, context, instances)
+        extras = _Extras(req, context, instances, in_list=True)
         items = [views.show(req, i, context, in_list=True, **extras.of(i))
                  for i in instances]
         return views.detail(req, items, limit)
@@ -478,7 +478,7 @@ class ServersController(object):
 class _Extras(object):
     """Data a server view needs beyond the instance, fetched in bulk."""
 
-    def __init__(self, req, context, instances):
+    def __init__(self, req, context, instances, in_list=False):
         self.req = req
         self.context = context
         self.specs = {}
@@ -487,7 +487,11 @@ class _Extras(object):
         uuids = [i.uuid for i in instances]
         if not uuids:
             return
-        if microversion.is_supported(req, '2.71'):
+        if in_list:
+            # Lists show only the pinned AZ and the hints of each spec.
+            if microversion.is_supported(req, '2.96'):
+                self.specs = _spec_summaries(context, uuids)
+        elif microversion.is_supported(req, '2.71'):
             self.specs = _request_specs(context, uuids)
         self.bdms = _volume_bdms(context, instances)
         if microversion.is_supported(req, '2.16') and context.can(
@@ -520,6 +524,20 @@ def _request_specs(context, uuids):
     except Exception:  # noqa - views degrade rather than fail
         LOG.debug('Could not load request specs', exc_info=True)
     return out
+
+
+def _spec_summaries(context, uuids):
+    """{uuid: namespace of request_spec.LIST_VIEW_FIELDS}, one query."""
+    import types
+
+    from nova_clone.objects import request_spec
+    try:
+        rows = request_spec.list_view_fields(context, uuids)
+    except Exception:  # noqa - views degrade rather than fail
+        LOG.debug('Could not load request specs', exc_info=True)
+        return {}
+    return {uuid: types.SimpleNamespace(**fields)
+            for uuid, fields in rows.items()}
 
 
 def _host_statuses(context, instances):
@@ -568,10 +586,10 @@ def _volume_bdms(context, instances):
     for ictx, uuids in groups.values():
         try:
             found = objects.BlockDeviceMappingList.bdms_by_instance_uuid(
-                ictx, uuids)
+                ictx, uuids, volumes_only=True)
         except Exception:  # noqa - views degrade rather than fail
             LOG.debug('Could not load block devices', exc_info=True)
             continue
         for uuid, bdms in found.items():
-            out[uuid] = [b for b in bdms if b.is_volume]
+            out[uuid] = list(bdms)
     return out
