@@ -74,8 +74,11 @@ def delete(compute_api, context, instance):
 
     cell = mapping.cell_mapping
     with nova_context.target_cell(context, cell) as cctxt:
+        # The flavor too: the compute frees its resources by it, and would
+        # otherwise lazy-load it through the conductor.
         instance = objects.Instance.get_by_uuid(
-            cctxt, uuid, expected_attrs=['system_metadata', 'info_cache'])
+            cctxt, uuid, expected_attrs=['system_metadata', 'info_cache',
+                                         'flavor'])
         _check_lock(context, instance)
         service_up = False
         if instance.host and not cell.is_cell0():

@@ -20,7 +20,6 @@ import threading
 import traceback
 
 from oslo_log import log as logging
-from oslo_serialization import jsonutils
 from oslo_utils import excutils
 from oslo_utils import timeutils
 
@@ -81,30 +80,6 @@ def _image_id(image):
         return None
     return image.get('id') if isinstance(image, dict) else getattr(
         image, 'id', None)
-
-
-def _is_volume_bdm(bdm):
-    return getattr(bdm, 'destination_type', None) == 'volume'
-
-
-def _default_device_names(instance, bdms):
-    """Give every volume BDM a device name (vda for the root, then vdb...)."""
-    used = {b.device_name for b in bdms if getattr(b, 'device_name', None)}
-    letters = iter('abcdefghijklmnopqrstuvwxyz')
-    for bdm in sorted(bdms, key=lambda b: (b.boot_index is None or
-                                           b.boot_index < 0,
-                                           b.boot_index or 0)):
-        if getattr(bdm, 'device_name', None):
-            continue
-        for letter in letters:
-            name = '/dev/vd%s' % letter
-            if name not in used:
-                used.add(name)
-                bdm.device_name = name
-                break
-        if bdm.boot_index == 0 and not getattr(instance, 'root_device_name',
-                                               None):
-            instance.root_device_name = bdm.device_name
 
 
 class BuildMixin:
@@ -498,80 +473,3 @@ class BuildMixin:
         network_info = network_info if network_info is not None else []
         compute_events._save_network_info(instance, network_info)
         return network_info
-
-    # -- volumes -----------------------------------------------------------
-
-    def _prep_block_device(self, context, instance, bdms):
-        """Attach every volume BDM to this host; block_device_info."""
-        volume_bdms = [b for b in bdms or [] if _is_volume_bdm(b)]
-        mapping = []
-        if not volume_bdms:
-            return {'root_device_name': getattr(instance, 'root_device_name',
-                                                None),
-                    'ephemerals': [], 'swap': None,
-                    'block_device_mapping': mapping}
-        _default_device_names(instance, volume_bdms)
-        connector = self.driver.get_volume_connector(instance)
-        for bdm in volume_bdms:
-            if not bdm.volume_id:
-                self._create_volume_for_bdm(context, instance, bdm)
-            if not bdm.attachment_id:
-                attachment = self.volume_api.attachment_create(
-                    context, bdm.volume_id, instance.uuid)
-                bdm.attachment_id = attachment['id']
-            attachment = self.volume_api.attachment_update(
-                context, bdm.attachment_id, connector, bdm.device_name)
-            connection_info = attachment.get('connection_info') or {}
-            bdm.connection_info = jsonutils.dumps(connection_info)
-            bdm.save()
-            mapping.append({
-                'connection_info': connection_info,
-                'mount_device': bdm.device_name,
-                'boot_index': bdm.boot_index,
-                'delete_on_termination': bdm.delete_on_termination,
-                'disk_bus': getattr(bdm, 'disk_bus', None),
-                'device_type': getattr(bdm, 'device_type', None),
-                'attachment_id': bdm.attachment_id,
-            })
-        return {'root_device_name': getattr(instance, 'root_device_name',
-                                            None),
-                'ephemerals': [], 'swap': None,
-                'block_device_mapping': mapping}
-
-    def _create_volume_for_bdm(self, context, instance, bdm):
-        """Boot from image/snapshot/blank to a new volume: create, wait."""
-        import time
-        kwargs = {}
-        if bdm.source_type == 'image':
-            kwargs['image_id'] = bdm.image_id
-        elif bdm.source_type == 'snapshot':
-            kwargs['snapshot'] = self.volume_api.get_snapshot(
-                context, bdm.snapshot_id)
-        if getattr(bdm, 'volume_type', None):
-            kwargs['volume_type'] = bdm.volume_type
-        volume = self.volume_api.create(
-            context, bdm.volume_size,
-            '%s-blank-vol' % instance.uuid if bdm.source_type == 'blank'
-            else '', '', availability_zone=getattr(
-                instance, 'availability_zone', None), **kwargs)
-        bdm.volume_id = volume['id']
-        bdm.save()
-        attempts = max(1, CONF.block_device_allocate_retries)
-        for _ in range(attempts):
-            volume = self.volume_api.get(context, bdm.volume_id)
-            status = volume.get('status')
-            if status == 'available':
-                return
-            if status == 'error':
-                break
-            time.sleep(CONF.block_device_allocate_retries_interval)
-        raise exception.BuildAbortException(
-            instance_uuid=instance.uuid,
-            reason='Volume %s did not finish being created (status %s).'
-                   % (bdm.volume_id, volume.get('status')))
-
-    def _complete_volume_attachments(self, context, bdms):
-        for bdm in bdms or []:
-            if _is_volume_bdm(bdm) and bdm.attachment_id:
-                self.volume_api.attachment_complete(context,
-                                                    bdm.attachment_id)

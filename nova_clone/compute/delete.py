@@ -2,10 +2,10 @@
 with failed builds and the reaping of deleted-but-running guests."""
 
 from oslo_log import log as logging
-from oslo_serialization import jsonutils
 from oslo_utils import excutils
 from oslo_utils import timeutils
 
+from nova_clone.compute import block_devices
 from nova_clone.compute import events as compute_events
 from nova_clone.compute import power_state
 from nova_clone.compute import utils as compute_utils
@@ -14,29 +14,6 @@ from nova_clone import exception
 
 LOG = logging.getLogger(__name__)
 
-
-def _is_volume_bdm(bdm):
-    return getattr(bdm, 'destination_type', None) == 'volume'
-
-
-def block_device_info_from_bdms(instance, bdms):
-    mapping = []
-    for bdm in bdms or []:
-        if not _is_volume_bdm(bdm):
-            continue
-        connection_info = getattr(bdm, 'connection_info', None)
-        if isinstance(connection_info, str):
-            try:
-                connection_info = jsonutils.loads(connection_info)
-            except ValueError:
-                connection_info = None
-        mapping.append({'connection_info': connection_info,
-                        'mount_device': bdm.device_name,
-                        'delete_on_termination': bdm.delete_on_termination,
-                        'attachment_id': bdm.attachment_id})
-    return {'root_device_name': getattr(instance, 'root_device_name', None),
-            'ephemerals': [], 'swap': None,
-            'block_device_mapping': mapping}
 
 
 class DeleteMixin:
@@ -103,7 +80,8 @@ class DeleteMixin:
         """Destroy the guest, release its networks and volume connections."""
         if network_info is None:
             network_info = compute_events._cached_network_info(instance)
-        block_device_info = block_device_info_from_bdms(instance, bdms)
+        block_device_info = block_devices.block_device_info_from_bdms(
+            instance, bdms)
         LOG.info('Destroying guest of instance %s on %s', instance.uuid,
                  self.host)
         self.driver.destroy(context, instance, network_info,
@@ -113,7 +91,7 @@ class DeleteMixin:
                                              requested_networks,
                                              raise_exc=True)
         for bdm in bdms or []:
-            if not _is_volume_bdm(bdm) or not bdm.attachment_id:
+            if not block_devices.is_volume_bdm(bdm) or not bdm.attachment_id:
                 continue
             try:
                 self.volume_api.attachment_delete(context, bdm.attachment_id)
@@ -143,23 +121,3 @@ class DeleteMixin:
             LOG.exception('Failed to deallocate networks of %s',
                           instance.uuid)
         compute_events._save_network_info(instance, [])
-
-    def _cleanup_volumes(self, context, instance, bdms, raise_exc=True):
-        """Delete the volumes marked delete_on_termination."""
-        failure = None
-        for bdm in bdms or []:
-            if not (_is_volume_bdm(bdm) and bdm.volume_id and
-                    bdm.delete_on_termination):
-                continue
-            try:
-                self.volume_api.delete(context, bdm.volume_id)
-                LOG.info('Deleted volume %s of instance %s', bdm.volume_id,
-                         instance.uuid)
-            except exception.NotFound:
-                pass
-            except Exception as exc:
-                LOG.warning('Failed to delete volume %s of %s: %s',
-                            bdm.volume_id, instance.uuid, exc)
-                failure = exc
-        if failure is not None and raise_exc:
-            raise failure

@@ -12,6 +12,7 @@ from oslo_log import log as logging
 from oslo_service import periodic_task
 from oslo_utils import timeutils
 
+from nova_clone.compute import block_devices
 from nova_clone.compute import build
 from nova_clone.compute import delete
 from nova_clone.compute import events as compute_events
@@ -52,7 +53,8 @@ def _interval(option, zero_disables):
 _BUILD_DRAIN_SECONDS = 30
 
 
-class ComputeManager(build.BuildMixin, delete.DeleteMixin,
+class ComputeManager(build.BuildMixin, block_devices.BlockDeviceMixin,
+                     delete.DeleteMixin,
                      compute_events.ExternalEventsMixin, manager.Manager):
     """Builds, deletes and watches the guests of one compute host."""
 
