@@ -26,28 +26,27 @@ import time
 from oslo_log import log as logging
 
 from nova_clone.deploy import embedded_config
+from nova_clone.deploy import embedded_nova
+from nova_clone.deploy import embedded_peers
 from nova_clone.deploy import embedded_ports
 
 LOG = logging.getLogger(__name__)
 
 LISTEN_ORDER = ('api', 'identity', 'placement', 'glance', 'neutron',
                 'cinder')
-CELL1_NAME = 'cell1'
 SUPER_CONDUCTOR_HOST = 'super-conductor'
 CELL_CONDUCTOR_HOST = 'cell1-conductor'
 SCHEDULER_HOST = 'scheduler'
-STOP_TIMEOUT = 5
 
 # The fake:// transport the embedded services of this process share; it
 # outlives a cloud so that a later one (tests) can reuse it.
 _TRANSPORT = None
 
 
-class StartError(RuntimeError):
-    """A start-up problem the user can fix; the message is one line."""
+StartError = embedded_config.StartError
 
 
-class EmbeddedCloud:
+class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
     """Every service of a cloud, in this process.
 
     ``ports`` maps api/identity/placement/glance/neutron/cinder to a port
@@ -275,115 +274,6 @@ class EmbeddedCloud:
         main_db.reset()
         return True
 
-    def _catalog(self):
-        return {
-            'identity': self.urls['identity'],
-            'compute': self.urls['compute'],
-            'placement': self.urls['placement'],
-            'image': self.urls['image'],
-            'network': self.urls['network'],
-            'volumev3': self.urls['volumev3'],
-            'block-storage': self.urls['volumev3'],
-        }
-
-    def _peer_conf(self, name, extra=None):
-        conf = embedded_config.peer_conf(
-            name, self.layout, self.urls, self.creds, self.host,
-            self.ports[name], extra=extra)
-        self.peer_confs[name] = conf
-        return conf
-
-    def _start_identity(self):
-        from nova_clone.peers import identity
-        store = identity.make_store(self.layout.identity_db)
-        self.peer_stores.append(store)
-        identity.bootstrap(store, self.creds['admin_password'],
-                           endpoints=self._catalog())
-        conf = self._peer_conf('identity')
-        self.slots['identity'].app = identity.make_app(conf, store=store)
-
-    def _start_placement(self):
-        from nova_clone.deploy import embedded_placement
-        auth = embedded_config.service_auth(
-            self.urls['identity'], 'placement', self.creds['service_password'])
-        auth['www_authenticate_uri'] = self.urls['identity']
-        self.slots['placement'].app = embedded_placement.make_app(
-            self.layout.placement_db, auth=auth)
-
-    def _start_peers(self):
-        import importlib
-        for name in ('glance', 'neutron', 'cinder'):
-            try:
-                module = importlib.import_module('nova_clone.peers.%s' % name)
-            except ImportError as exc:
-                if not self.allow_partial:
-                    raise
-                LOG.warning('Skipping the %s stand-in: %s', name, exc)
-                self.missing.append('%s (%s)' % (name, exc))
-                continue
-            extra = {}
-            kwargs = {}
-            if name == 'neutron':
-                from nova_clone.peers import neutron_events
-                nova_auth = embedded_config.service_auth(
-                    self.urls['identity'], 'neutron',
-                    self.creds['service_password'])
-                nova_auth['endpoint_override'] = self.urls['compute']
-                extra = {'nova': nova_auth,
-                         'peers': dict(self.neutron_overrides)}
-            conf = self._peer_conf(name, extra=extra)
-            store = module.make_store(conf.peers.connection)
-            store.create_all()
-            self.peer_stores.append(store)
-            if name == 'neutron':
-                kwargs['notifier'] = neutron_events.NovaNotifier(conf)
-                self.neutron_notifier = kwargs['notifier']
-            app = module.make_app(conf, store=store, **kwargs)
-            self.slots[name].app = app
-            if name == 'neutron':
-                self.neutron_app = _find_app(app, module.NeutronApp)
-
-    def set_send_vif_plugged(self, value):
-        """Switch the Neutron stand-in's network-vif-plugged events."""
-        self.peer_confs['neutron'].set_override('send_vif_plugged', value,
-                                                group='peers')
-        if self.neutron_app is not None:
-            self.neutron_app.send_vif_plugged = value
-
-    def _prepare_databases(self):
-        from nova_clone.db.api import api as api_db
-        from nova_clone.db.main import api as main_db
-        from nova_clone.db import migration
-        from nova_clone import objects
-        # Engines of an earlier cloud in this process (tests) are dropped
-        # so the next use reads the connections set above.
-        api_db.reset()
-        main_db.reset()
-        migration.db_sync('api', url=self.layout.api_db)
-        migration.db_sync('main', url=self.layout.cell0_db)
-        migration.db_sync('main', url=self.layout.cell1_db)
-        objects.register_all()
-        self._ensure_cells()
-
-    def _ensure_cells(self):
-        """cell0 and cell1 mappings, made the way nova-manage makes them."""
-        from nova_clone.cmd import manage
-        from nova_clone import context as nova_context
-        from nova_clone import objects
-        ctxt = nova_context.get_admin_context()
-        commands = manage.CellV2Commands()
-        with contextlib.redirect_stdout(_LogWriter()):
-            commands.map_cell0(database_connection=self.layout.cell0_db)
-            names = {c.name for c in objects.CellMappingList.get_all(ctxt)}
-            if CELL1_NAME not in names:
-                # The cell's queue is the process's fake:// transport.
-                commands.create_cell(
-                    name=CELL1_NAME, transport_url='fake://',
-                    database_connection=self.layout.cell1_db)
-        cells = {c.name: c for c in objects.CellMappingList.get_all(ctxt)}
-        self.cell_mappings = {'cell0': cells['cell0'],
-                              CELL1_NAME: cells[CELL1_NAME]}
-
     def _start_control_services(self):
         from nova_clone.conf import CONF
         from nova_clone import rpc
@@ -402,100 +292,6 @@ class EmbeddedCloud:
                                          topic=topic)
             svc.start()
             self.services.append(svc)
-
-    def _start_computes(self):
-        from nova_clone.deploy import embedded_guests
-        from concurrent import futures
-        embedded_guests.restore(self.state_dir)
-        hosts = ['compute%d' % i for i in range(1, self.num_computes + 1)]
-        if not hosts:
-            return
-        # The first one alone (it imports the compute code), then the
-        # others side by side: each mostly waits on Placement and SQLite.
-        self.start_compute(hosts[0], discover=False)
-        rest = hosts[1:]
-        if not rest:
-            return
-        with futures.ThreadPoolExecutor(max_workers=min(4, len(rest))) as tp:
-            jobs = [(host, tp.submit(self._new_compute, host))
-                    for host in rest]
-        errors = []
-        for host, job in jobs:
-            try:
-                self.computes[host] = job.result()
-            except Exception as exc:
-                errors.append('%s: %s' % (host, exc))
-        if errors:
-            raise StartError('compute start-up failed (%s)'
-                             % '; '.join(errors))
-
-    def _new_compute(self, host):
-        from nova_clone.conductor import rpcapi as conductor_rpcapi
-        from nova_clone import service
-        svc = service.Service.create(
-            host=host, binary='nova-compute', topic='compute',
-            indirection_api=conductor_rpcapi.ConductorAPI())
-        svc.start()
-        return svc
-
-    def start_compute(self, host, discover=True):
-        """Start one more fake compute host (tests add hosts this way)."""
-        if host in self.computes:
-            raise ValueError('compute %s already runs' % host)
-        svc = self._new_compute(host)
-        self.computes[host] = svc
-        if discover:
-            self._discover_hosts()
-        return svc
-
-    def stop_compute(self, host):
-        svc = self.computes.pop(host)
-        svc.stop(timeout=STOP_TIMEOUT)
-
-    def _discover_hosts(self, timeout=10):
-        """Map every running compute's host to cell1 (nova-manage's job)."""
-        from nova_clone import context as nova_context
-        from nova_clone import exception
-        from nova_clone import objects
-        ctxt = nova_context.get_admin_context()
-        cell1 = self.cell_mappings[CELL1_NAME]
-        deadline = time.monotonic() + timeout
-        pending = set(self.computes)
-        while pending:
-            with nova_context.target_cell(ctxt, cell1) as cctxt:
-                for host in sorted(pending):
-                    try:
-                        nodes = objects.ComputeNodeList.get_all_by_host(
-                            cctxt, host)
-                    except exception.ComputeHostNotFound:
-                        nodes = []
-                    if nodes:
-                        pending.discard(host)
-            if not pending:
-                break
-            if time.monotonic() > deadline:
-                raise StartError('compute host(s) %s did not report a '
-                                 'compute node within %ss (see %s)' % (
-                                     ', '.join(sorted(pending)), timeout,
-                                     self.log_file))
-            time.sleep(0.05)
-        from nova_clone.objects import host_mapping
-        if hasattr(host_mapping, 'discover_hosts'):
-            host_mapping.discover_hosts(ctxt, cell_uuid=cell1.uuid,
-                                        status_fn=LOG.info)
-            return
-        for host in self.computes:  # until the data layer's is there
-            try:
-                objects.HostMapping.get_by_host(ctxt, host)
-            except exception.HostMappingNotFound:
-                objects.HostMapping(ctxt, host=host,
-                                    cell_mapping=cell1).create()
-                LOG.info('Mapped compute host %s to %s', host, CELL1_NAME)
-
-    def _start_api(self):
-        from nova_clone.api import app as api_app
-        from nova_clone.conf import CONF
-        self.slots['api'].app = api_app.make_app(CONF)
 
     def _seed(self):
         from nova_clone.deploy import embedded_seed
@@ -524,7 +320,7 @@ class EmbeddedCloud:
             _quietly(embedded_guests.save, self.state_dir, hosts)
             fake.reset_hypervisors()
         for svc in reversed(self.services):
-            _quietly(svc.stop, timeout=STOP_TIMEOUT)
+            _quietly(svc.stop, timeout=embedded_nova.STOP_TIMEOUT)
         self.services = []
         for handle in self.listeners.values():
             _quietly(handle.stop)
@@ -557,35 +353,6 @@ class EmbeddedCloud:
         main_db.reset()
         # Service-user sessions hold tokens of this cloud's identity.
         client_auth.reset()
-
-
-class _LogWriter:
-    """A stdout for nova-manage's command functions: lines go to the log."""
-
-    def write(self, text):
-        if text.strip():
-            LOG.info('%s', text.rstrip())
-
-    def flush(self):
-        pass
-
-
-def _find_app(app, cls, depth=8):
-    """The ``cls`` instance inside a chain of WSGI middleware, or None."""
-    seen = set()
-    todo = [(app, 0)]
-    while todo:
-        obj, level = todo.pop()
-        if isinstance(obj, cls):
-            return obj
-        if id(obj) in seen or level >= depth:
-            continue
-        seen.add(id(obj))
-        for attr in ('application', 'app', '_app', 'protected', 'public'):
-            inner = getattr(obj, attr, None)
-            if inner is not None and not isinstance(inner, (str, set)):
-                todo.append((inner, level + 1))
-    return None
 
 
 def _quietly(fn, *args, **kwargs):

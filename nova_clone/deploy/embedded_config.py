@@ -20,6 +20,10 @@ SERVICE_PROJECT = 'service'
 DOMAIN = 'Default'
 
 
+class StartError(RuntimeError):
+    """A start-up problem the user can fix; the message is one line."""
+
+
 class Layout:
     """Where everything of one embedded cloud lives."""
 
