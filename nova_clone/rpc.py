@@ -140,6 +140,13 @@ class ClientRouter:
         return client
 
 
+def notifications_enabled():
+    """False when [oslo_messaging_notifications] names no driver."""
+    if NOTIFIER is None:
+        init()
+    return NOTIFIER.is_enabled()
+
+
 def get_notifier(service, host=None):
     if NOTIFIER is None:
         init()

@@ -237,6 +237,9 @@ def notify_about_instance_action(context, instance, host, action, phase=None,
 
     Never raises: a notification problem must not fail the operation.
     """
+    from nova_clone import rpc
+    if not rpc.notifications_enabled():
+        return  # no driver configured: the payload would go nowhere
     event_type = 'instance.%s' % action
     if phase:
         event_type += '.%s' % phase
@@ -247,7 +250,6 @@ def notify_about_instance_action(context, instance, host, action, phase=None,
         'nova_object.data': _instance_payload(instance, fault=exception),
     }
     try:
-        from nova_clone import rpc
         notifier = rpc.get_notifier(source, host)
         if exception is not None:
             notifier.error(context, event_type, payload)

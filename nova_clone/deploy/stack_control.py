@@ -24,6 +24,9 @@ def status_rows(layout):
         if service.missing() and not alive:
             detail = 'not available (%s missing)' % service.missing()
         rows.append((service.name, pid if alive else None, alive, detail))
+    if layout.driver == 'libvirt':
+        from nova_clone.deploy import stack_libvirt
+        rows.extend(stack_libvirt.status_rows(layout))
     return rows
 
 

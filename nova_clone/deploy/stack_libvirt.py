@@ -150,6 +150,41 @@ def _qemu_pids(layout):
     return found
 
 
+def status_rows(layout):
+    """(name, pid or None, alive, detail) of each compute's daemon, as
+    ``stack status`` prints them."""
+    import socket
+
+    import psutil
+    rows = []
+    directory = state_dir(layout)
+    for index in range(1, layout.computes + 1):
+        name = 'libvirtd-%d' % index
+        try:
+            with open(os.path.join(directory, str(index),
+                                   'libvirtd.pid')) as f:
+                pid = int(f.read().strip())
+        except (OSError, ValueError):
+            pid = None
+        alive = pid is not None and psutil.pid_exists(pid)
+        path = directory + SOCKET_TAIL % index
+        answering = False
+        if alive:
+            sock = socket.socket(socket.AF_UNIX)
+            sock.settimeout(2)
+            try:
+                sock.connect(path)
+                answering = True
+            except OSError:
+                pass
+            finally:
+                sock.close()
+        detail = ('%s %s' % ('answering' if answering else 'not answering',
+                             uri(layout, index)))
+        rows.append((name, pid if alive else None, alive, detail))
+    return rows
+
+
 def stop(layout):
     """Stop the stack's daemons and their guests; return what was done
     ('stopped', 'not running') or raise LibvirtSetupError."""

@@ -198,10 +198,20 @@ def test_status_shows_every_process_alive(stack):
 
 def test_rerun_keeps_running_services(stack):
     before = stack.pids()
+    # An operator's own option survives the re-run; stack up's are reset.
+    conf = os.path.join(stack.state_dir, 'etc', 'nova', 'nova.conf')
+    with open(conf, 'a') as f:
+        f.write('\n[DEFAULT]\n# ours\ncpu_allocation_ratio = 8.0\n'
+                'report_interval = 60\n')
     again = _clone('stack', 'up', '--computes', '2', *stack.args())
     assert again.returncode == 0, again.stdout + again.stderr
     assert 'keep   keystone' in again.stdout
     assert stack.pids() == before
+    with open(conf) as f:
+        text = f.read()
+    assert 'cpu_allocation_ratio = 8.0' in text
+    assert 'report_interval = 60' not in text
+    assert text.count('[DEFAULT]') == 1
 
 
 def test_down_leaves_no_process(stack):

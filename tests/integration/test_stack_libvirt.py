@@ -187,6 +187,13 @@ def test_up_gives_each_compute_its_libvirtd_and_seeds_the_guest(up):
     assert images['tiny-guest-ramdisk']['Disk Format'] == 'ari'
     flavor = up.osc_json('demo', 'flavor', 'show', 'm1.nano')
     assert (flavor['ram'], flavor['vcpus'], flavor['disk']) == (128, 1, 1)
+    # stack status names the daemon beside the services.
+    status = _clone('stack', 'status', *up.args())
+    assert status.returncode == 0, status.stdout
+    row = [line for line in status.stdout.splitlines()
+           if line.startswith('libvirtd-1 ')]
+    assert row and 'yes' in row[0] and 'answering qemu+unix' in row[0], \
+        status.stdout
 
 
 def test_guest_boots_prints_its_marker_and_goes_on_delete(up):

@@ -54,6 +54,7 @@ def fake_objects(monkeypatch):
 @pytest.fixture
 def notifications(monkeypatch):
     sent = []
+    monkeypatch.setattr(rpc, 'notifications_enabled', lambda: True)
     monkeypatch.setattr(
         rpc, 'get_notifier',
         lambda service, host=None: FakeNotifier(sent, '%s:%s' % (service,

@@ -97,3 +97,11 @@ def test_notification_shape(notifications, ctxt):
     assert (prio2, etype2) == ('ERROR', 'instance.create.error')
     assert payload2['nova_object.data']['fault']['nova_object.data'][
         'exception_message'] == 'bad'
+
+
+def test_no_notification_work_without_a_driver(monkeypatch, ctxt):
+    from nova_clone import rpc
+    monkeypatch.setattr(rpc, 'notifications_enabled', lambda: False)
+    monkeypatch.setattr(rpc, 'get_notifier', pytest.fail)
+    compute_utils.notify_about_instance_action(
+        ctxt, fakes.FakeInstance(), 'h1', 'create', phase='start')
