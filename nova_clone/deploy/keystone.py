@@ -45,11 +45,6 @@ def write_conf(layout):
         'credential': {
             'key_repository': os.path.join(kdir, 'credential-keys')},
         'identity': {'password_hash_rounds': 4},
-        # Without a cache every token validation re-reads the user's role
-        # assignments, project tree and catalog: ~200 ms of CPU each.  An
-        # in-process cache is coherent because Keystone runs as a single
-        # gunicorn worker (see stack_services.keystone_service).
-        'cache': {'enabled': True, 'backend': 'dogpile.cache.memory'},
     })
 
 

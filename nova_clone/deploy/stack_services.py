@@ -65,11 +65,9 @@ def _gunicorn(layout, name, app, workers=1, threads=8):
 
 def keystone_service(layout):
     return Service('keystone',
-                   # One worker: its in-memory cache ([cache] in
-                   # keystone.conf) must see every write.
                    _gunicorn(layout, 'keystone',
                              'nova_clone.deploy.keystone_wsgi:application',
-                             workers=1, threads=16),
+                             workers=2),
                    'http', env=keystone.wsgi_env(layout),
                    url=layout.url('keystone') + '/v3',
                    needs=['keystone', 'gunicorn'])
