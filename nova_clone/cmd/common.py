@@ -104,3 +104,19 @@ def run(binary, main_fn, argv=None):
     except Exception:
         LOG.exception('%s stopped on an unexpected error', binary)
         return 1
+
+
+def serve_rpc_service(binary, topic, manager):
+    """Serve ``binary``'s RPC ``topic`` on [DEFAULT] host until stopped."""
+    from nova_clone import service
+    server = service.Service.create(binary=binary, topic=topic,
+                                    manager=manager, host=CONF.host)
+    service.serve(server)
+    service.wait()
+    return 0
+
+
+def rpc_service_main(binary, topic, manager, argv=None):
+    """The whole ``main()`` of an RPC daemon with a fixed manager class."""
+    return run(binary, lambda: serve_rpc_service(binary, topic, manager),
+               argv)

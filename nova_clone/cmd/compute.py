@@ -15,15 +15,9 @@ def _serve():
     from nova_clone.conductor import rpcapi as conductor_rpcapi
     from nova_clone.conf import CONF
     from nova_clone.objects import base as objects_base
-    from nova_clone import service
     common.block_db_access(BINARY)
     objects_base.set_indirection_api(conductor_rpcapi.ConductorAPI())
-    server = service.Service.create(
-        binary=BINARY, topic='compute', manager=CONF.compute_manager,
-        host=CONF.host)
-    service.serve(server)
-    service.wait()
-    return 0
+    return common.serve_rpc_service(BINARY, 'compute', CONF.compute_manager)
 
 
 def main(argv=None):

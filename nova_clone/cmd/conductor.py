@@ -5,22 +5,11 @@ import sys
 from nova_clone.cmd import common
 
 BINARY = 'nova-conductor'
-
-
-def _serve():
-    from nova_clone.conf import CONF
-    from nova_clone import service
-    server = service.Service.create(
-        binary=BINARY, topic='conductor',
-        manager='nova_clone.conductor.manager.ConductorManager',
-        host=CONF.host)
-    service.serve(server)
-    service.wait()
-    return 0
+MANAGER = 'nova_clone.conductor.manager.ConductorManager'
 
 
 def main(argv=None):
-    return common.run(BINARY, _serve, argv)
+    return common.rpc_service_main(BINARY, 'conductor', MANAGER, argv)
 
 
 if __name__ == '__main__':

@@ -1,6 +1,5 @@
 """BlockDeviceMapping: the disks of a server (image, volumes, blanks)."""
 
-from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
 from nova_clone.db.main import api as main_db_api
@@ -39,28 +38,6 @@ def _bdms_get(context, instance_uuids=None, **filters):
 
 
 @queries.writer
-def _bdm_create(context, values):
-    row = models.BlockDeviceMapping()
-    row.update(values)
-    try:
-        row.save(context.session)
-    except db_exc.DBDuplicateEntry:
-        raise exception.DuplicateRecord(target=values.get('uuid'))
-    return row
-
-
-@queries.writer
-def _bdm_update(context, bdm_id, values):
-    row = queries.model_query(context, models.BlockDeviceMapping).filter_by(
-        id=bdm_id).first()
-    if row is None:
-        raise exception.BlockDeviceMappingNotFound(id=bdm_id)
-    row.update(values)
-    row.save(context.session)
-    return row
-
-
-@queries.writer
 def _bdm_update_or_create(context, values):
     """Update the row for the same volume (or device) of the instance."""
     query = queries.model_query(context, models.BlockDeviceMapping).filter_by(
@@ -80,14 +57,6 @@ def _bdm_update_or_create(context, values):
     row.update(values)
     row.save(context.session)
     return row
-
-
-@queries.writer
-def _bdm_destroy(context, bdm_id):
-    query = queries.model_query(context, models.BlockDeviceMapping).filter_by(
-        id=bdm_id)
-    if not queries.soft_delete(query, models.BlockDeviceMapping):
-        raise exception.BlockDeviceMappingNotFound(id=bdm_id)
 
 
 @base.NovaObjectRegistry.register
@@ -169,7 +138,9 @@ class BlockDeviceMapping(base.NovaPersistentObject, base.NovaObject,
                                               reason='already created')
         values = self._values()
         values.setdefault('uuid', uuidutils.generate_uuid())
-        row = _bdm_create(self._context, values)
+        row = queries.create_row(
+            self._context, models.BlockDeviceMapping, values,
+            duplicate=exception.DuplicateRecord(target=values['uuid']))
         self._from_db_object(self._context, self, row)
 
     @base.remotable
@@ -185,7 +156,9 @@ class BlockDeviceMapping(base.NovaPersistentObject, base.NovaObject,
         values = self._values()
         if not values:
             return
-        row = _bdm_update(self._context, self.id, values)
+        row = queries.update_row(
+            self._context, models.BlockDeviceMapping, self.id, values,
+            exception.BlockDeviceMappingNotFound(id=self.id))
         self._from_db_object(self._context, self, row)
 
     @base.remotable
@@ -193,7 +166,9 @@ class BlockDeviceMapping(base.NovaPersistentObject, base.NovaObject,
         if not self.obj_attr_is_set('id'):
             raise exception.ObjectActionError(action='destroy',
                                               reason='already destroyed')
-        _bdm_destroy(self._context, self.id)
+        queries.soft_delete_row(
+            self._context, models.BlockDeviceMapping, {'id': self.id},
+            exception.BlockDeviceMappingNotFound(id=self.id))
         delattr(self, base.get_attrname('id'))
 
     @base.remotable_classmethod

@@ -45,64 +45,47 @@ class CellMapping(base.NovaTimestampObject, base.NovaObject):
         cell_mapping._context = context
         return cell_mapping
 
-    @staticmethod
-    @api_db_api.context_manager.reader
-    def _get_by_uuid_from_db(context, uuid):
-        db_mapping = context.session.query(api_models.CellMapping).filter_by(
-            uuid=uuid).first()
-        if not db_mapping:
-            raise exception.CellMappingNotFound(uuid=uuid)
-        return db_mapping
-
     @base.remotable_classmethod
     def get_by_uuid(cls, context, uuid):
-        db_mapping = cls._get_by_uuid_from_db(context, uuid)
+        db_mapping = api_db_api.get_row(
+            context, api_models.CellMapping, {'uuid': uuid},
+            exception.CellMappingNotFound(uuid=uuid))
         return cls._from_db_object(context, cls(), db_mapping)
-
-    @staticmethod
-    @api_db_api.context_manager.writer
-    def _create_in_db(context, updates):
-        db_mapping = api_models.CellMapping()
-        db_mapping.update(updates)
-        db_mapping.save(context.session)
-        return db_mapping
 
     @base.remotable
     def create(self):
         updates = self.obj_get_changes()
         updates.setdefault('uuid', uuidutils.generate_uuid())
-        db_mapping = self._create_in_db(self._context, updates)
+        db_mapping = api_db_api.create_row(self._context,
+                                           api_models.CellMapping, updates)
         self._from_db_object(self._context, self, db_mapping)
-
-    @staticmethod
-    @api_db_api.context_manager.writer
-    def _save_in_db(context, uuid, updates):
-        db_mapping = context.session.query(api_models.CellMapping).filter_by(
-            uuid=uuid).first()
-        if not db_mapping:
-            raise exception.CellMappingNotFound(uuid=uuid)
-        db_mapping.update(updates)
-        context.session.add(db_mapping)
-        return db_mapping
 
     @base.remotable
     def save(self):
         changes = self.obj_get_changes()
-        db_mapping = self._save_in_db(self._context, self.uuid, changes)
+        db_mapping = api_db_api.update_row(
+            self._context, api_models.CellMapping, {'uuid': self.uuid},
+            changes, exception.CellMappingNotFound(uuid=self.uuid))
         self._from_db_object(self._context, self, db_mapping)
         self.obj_reset_changes()
 
-    @staticmethod
-    @api_db_api.context_manager.writer
-    def _destroy_in_db(context, uuid):
-        result = context.session.query(api_models.CellMapping).filter_by(
-            uuid=uuid).delete()
-        if not result:
-            raise exception.CellMappingNotFound(uuid=uuid)
-
     @base.remotable
     def destroy(self):
-        self._destroy_in_db(self._context, self.uuid)
+        api_db_api.delete_row(self._context, api_models.CellMapping,
+                              {'uuid': self.uuid},
+                              exception.CellMappingNotFound(uuid=self.uuid))
+
+
+def changes_with_cell_id(mapping):
+    """``mapping``'s changes with its cell given as the cell_id column.
+
+    For the objects that point at a cell (host and instance mappings).
+    """
+    changes = mapping.obj_get_changes()
+    if 'cell_mapping' in changes:
+        cell = changes.pop('cell_mapping')
+        changes['cell_id'] = cell.id if cell else None
+    return changes
 
 
 @base.NovaObjectRegistry.register
@@ -112,15 +95,9 @@ class CellMappingList(base.ObjectListBase, base.NovaObject):
         'objects': fields.ListOfObjectsField('CellMapping'),
     }
 
-    @staticmethod
-    @api_db_api.context_manager.reader
-    def _get_all_from_db(context):
-        return context.session.query(api_models.CellMapping).order_by(
-            sa.asc(api_models.CellMapping.id)).all()
-
     @base.remotable_classmethod
     def get_all(cls, context):
-        db_mappings = cls._get_all_from_db(context)
+        db_mappings = api_db_api.get_rows(context, api_models.CellMapping)
         return base.obj_make_list(context, cls(), CellMapping, db_mappings)
 
     @staticmethod

@@ -4,7 +4,6 @@ The resource tracker of nova-compute writes it; the scheduler's host
 manager and the hypervisors API read it.
 """
 
-from oslo_db import exception as db_exc
 from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -18,14 +17,6 @@ from nova_clone.objects import fields
 
 # Columns holding JSON the object exposes decoded.
 _JSON_DICT_FIELDS = ('stats',)
-
-
-@main_db_api.pick_context_manager_reader
-def _get_one(context, **filters):
-    query = queries.model_query(context, models.ComputeNode)
-    for key, value in filters.items():
-        query = query.filter(getattr(models.ComputeNode, key) == value)
-    return query.order_by(models.ComputeNode.id).first()
 
 
 @main_db_api.pick_context_manager_reader
@@ -54,38 +45,6 @@ def _get_many(context, filters=None, in_filters=None, like=None,
     if limit is not None:
         query = query.limit(limit)
     return query.all()
-
-
-@queries.writer
-def _create(context, values):
-    row = models.ComputeNode()
-    row.update(values)
-    try:
-        row.save(context.session)
-    except db_exc.DBDuplicateEntry:
-        raise exception.DuplicateRecord(target=values.get('uuid'))
-    return row
-
-
-@queries.writer
-def _update(context, node_id, values):
-    row = queries.model_query(context, models.ComputeNode).filter_by(
-        id=node_id).first()
-    if row is None:
-        raise exception.ComputeHostNotFound(host=node_id)
-    row.update(values)
-    row.save(context.session)
-    return row
-
-
-@queries.writer
-def _destroy(context, node_id, constraint_host=None):
-    query = queries.model_query(context, models.ComputeNode).filter_by(
-        id=node_id)
-    if constraint_host is not None:
-        query = query.filter_by(host=constraint_host)
-    if not queries.soft_delete(query, models.ComputeNode):
-        raise exception.ComputeHostNotFound(host=node_id)
 
 
 @base.NovaObjectRegistry.register
@@ -200,41 +159,40 @@ class ComputeNode(base.NovaPersistentObject, base.NovaObject):
                 reason='%s cannot be loaded' % attrname)
         self.obj_reset_changes([attrname])
 
+    @classmethod
+    def _get(cls, context, filters, not_found):
+        row = queries.get_row(context, models.ComputeNode, filters,
+                              order_by=models.ComputeNode.id,
+                              not_found=not_found)
+        return cls._from_db_object(context, cls(), row)
+
     @base.remotable_classmethod
     def get_by_id(cls, context, compute_id):
-        row = _get_one(context, id=compute_id)
-        if row is None:
-            raise exception.ComputeHostNotFound(host=compute_id)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context, {'id': compute_id},
+                        exception.ComputeHostNotFound(host=compute_id))
 
     @base.remotable_classmethod
     def get_by_uuid(cls, context, compute_uuid):
-        row = _get_one(context, uuid=compute_uuid)
-        if row is None:
-            raise exception.ComputeHostNotFound(host=compute_uuid)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context, {'uuid': compute_uuid},
+                        exception.ComputeHostNotFound(host=compute_uuid))
 
     @base.remotable_classmethod
     def get_by_service_id(cls, context, service_id):
-        row = _get_one(context, service_id=service_id)
-        if row is None:
-            raise exception.ComputeHostNotFound(host=service_id)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context, {'service_id': service_id},
+                        exception.ComputeHostNotFound(host=service_id))
 
     @base.remotable_classmethod
     def get_by_host_and_nodename(cls, context, host, nodename):
-        row = _get_one(context, host=host, hypervisor_hostname=nodename)
-        if row is None:
-            raise exception.ComputeHostNotFound(host=host)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context,
+                        {'host': host, 'hypervisor_hostname': nodename},
+                        exception.ComputeHostNotFound(host=host))
 
     @base.remotable_classmethod
     def get_by_nodename(cls, context, hypervisor_hostname):
-        row = _get_one(context, hypervisor_hostname=hypervisor_hostname)
-        if row is None:
-            raise exception.ComputeHostNotFoundByHostname(
-                hypervisor_hostname=hypervisor_hostname)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context,
+                        {'hypervisor_hostname': hypervisor_hostname},
+                        exception.ComputeHostNotFoundByHostname(
+                            hypervisor_hostname=hypervisor_hostname))
 
     # Nova's name for the same lookup.
     get_by_hypervisor_hostname = get_by_nodename
@@ -242,10 +200,8 @@ class ComputeNode(base.NovaPersistentObject, base.NovaObject):
     @base.remotable_classmethod
     def get_first_node_by_host_for_old_compat(cls, context, host,
                                               use_slave=False):
-        row = _get_one(context, host=host)
-        if row is None:
-            raise exception.ComputeHostNotFound(host=host)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context, {'host': host},
+                        exception.ComputeHostNotFound(host=host))
 
     @base.remotable
     def create(self):
@@ -254,7 +210,9 @@ class ComputeNode(base.NovaPersistentObject, base.NovaObject):
                                               reason='already created')
         updates = self.obj_get_changes()
         updates.setdefault('uuid', uuidutils.generate_uuid())
-        row = _create(self._context, self._db_values(updates))
+        row = queries.create_row(
+            self._context, models.ComputeNode, self._db_values(updates),
+            duplicate=exception.DuplicateRecord(target=updates['uuid']))
         self._from_db_object(self._context, self, row)
 
     @base.remotable
@@ -264,13 +222,20 @@ class ComputeNode(base.NovaPersistentObject, base.NovaObject):
         updates.pop('uuid', None)
         if not updates:
             return
-        row = _update(self._context, self.id, self._db_values(updates))
+        row = queries.update_row(
+            self._context, models.ComputeNode, self.id,
+            self._db_values(updates),
+            exception.ComputeHostNotFound(host=self.id))
         self._from_db_object(self._context, self, row)
 
     @base.remotable
     def destroy(self):
-        _destroy(self._context, self.id,
-                 constraint_host=self.host if 'host' in self else None)
+        filters = {'id': self.id}
+        if 'host' in self and self.host is not None:
+            # Leave the row alone if another host has taken it over.
+            filters['host'] = self.host
+        queries.soft_delete_row(self._context, models.ComputeNode, filters,
+                                exception.ComputeHostNotFound(host=self.id))
 
     def update_from_virt_driver(self, resources):
         """Copy what the virt driver reports onto this node."""

@@ -1,8 +1,5 @@
 """HostMapping: which cell a compute host lives in."""
 
-from oslo_db import exception as db_exc
-from sqlalchemy import orm
-
 from nova_clone.db.api import api as api_db_api
 from nova_clone.db.api import models as api_models
 from nova_clone import exception
@@ -11,10 +8,8 @@ from nova_clone.objects import cell_mapping as cell_mapping_obj
 from nova_clone.objects import fields
 
 
-def _cell_id_in_updates(updates):
-    cell_mapping = updates.pop('cell_mapping', None)
-    if cell_mapping:
-        updates['cell_id'] = cell_mapping.id
+# Every mapping is read together with its cell.
+_CELL = ('cell_mapping',)
 
 
 @base.NovaObjectRegistry.register
@@ -42,71 +37,35 @@ class HostMapping(base.NovaTimestampObject, base.NovaObject):
         host_mapping._context = context
         return host_mapping
 
-    @staticmethod
-    @api_db_api.context_manager.reader
-    def _get_by_host_from_db(context, host):
-        db_mapping = context.session.query(api_models.HostMapping).options(
-            orm.joinedload(api_models.HostMapping.cell_mapping)).filter(
-            api_models.HostMapping.host == host).first()
-        if not db_mapping:
-            raise exception.HostMappingNotFound(name=host)
-        return db_mapping
-
     @base.remotable_classmethod
     def get_by_host(cls, context, host):
-        db_mapping = cls._get_by_host_from_db(context, host)
+        db_mapping = api_db_api.get_row(
+            context, api_models.HostMapping, {'host': host},
+            exception.HostMappingNotFound(name=host), relations=_CELL)
         return cls._from_db_object(context, cls(), db_mapping)
-
-    @staticmethod
-    @api_db_api.context_manager.writer
-    def _create_in_db(context, updates):
-        db_mapping = api_models.HostMapping()
-        db_mapping.update(updates)
-        try:
-            db_mapping.save(context.session)
-        except db_exc.DBDuplicateEntry:
-            raise exception.HostMappingExists(name=updates.get('host'))
-        # Load the cell so the object can be filled in.
-        db_mapping.cell_mapping
-        return db_mapping
 
     @base.remotable
     def create(self):
-        changes = self.obj_get_changes()
-        _cell_id_in_updates(changes)
-        db_mapping = self._create_in_db(self._context, changes)
+        changes = cell_mapping_obj.changes_with_cell_id(self)
+        db_mapping = api_db_api.create_row(
+            self._context, api_models.HostMapping, changes,
+            duplicate=exception.HostMappingExists(name=changes.get('host')),
+            relations=_CELL)
         self._from_db_object(self._context, self, db_mapping)
-
-    @staticmethod
-    @api_db_api.context_manager.writer
-    def _save_in_db(context, obj, updates):
-        db_mapping = context.session.query(api_models.HostMapping).filter_by(
-            id=obj.id).first()
-        if not db_mapping:
-            raise exception.HostMappingNotFound(name=obj.host)
-        db_mapping.update(updates)
-        context.session.flush()
-        db_mapping.cell_mapping
-        return db_mapping
 
     @base.remotable
     def save(self):
-        changes = self.obj_get_changes()
-        _cell_id_in_updates(changes)
-        db_mapping = self._save_in_db(self._context, self, changes)
+        changes = cell_mapping_obj.changes_with_cell_id(self)
+        db_mapping = api_db_api.update_row(
+            self._context, api_models.HostMapping, {'id': self.id}, changes,
+            exception.HostMappingNotFound(name=self.host), relations=_CELL)
         self._from_db_object(self._context, self, db_mapping)
-
-    @staticmethod
-    @api_db_api.context_manager.writer
-    def _destroy_in_db(context, id):
-        result = context.session.query(api_models.HostMapping).filter_by(
-            id=id).delete()
-        if not result:
-            raise exception.HostMappingNotFound(name=id)
 
     @base.remotable
     def destroy(self):
-        self._destroy_in_db(self._context, self.id)
+        api_db_api.delete_row(self._context, api_models.HostMapping,
+                              {'id': self.id},
+                              exception.HostMappingNotFound(name=self.id))
 
 
 @base.NovaObjectRegistry.register
@@ -116,23 +75,17 @@ class HostMappingList(base.ObjectListBase, base.NovaObject):
         'objects': fields.ListOfObjectsField('HostMapping'),
     }
 
-    @staticmethod
-    @api_db_api.context_manager.reader
-    def _get_from_db(context, cell_id=None):
-        query = context.session.query(api_models.HostMapping).options(
-            orm.joinedload(api_models.HostMapping.cell_mapping))
-        if cell_id:
-            query = query.filter(api_models.HostMapping.cell_id == cell_id)
-        return query.order_by(api_models.HostMapping.id).all()
-
     @base.remotable_classmethod
     def get_by_cell_id(cls, context, cell_id):
-        db_mappings = cls._get_from_db(context, cell_id)
+        db_mappings = api_db_api.get_rows(
+            context, api_models.HostMapping,
+            {'cell_id': cell_id} if cell_id else None, relations=_CELL)
         return base.obj_make_list(context, cls(), HostMapping, db_mappings)
 
     @base.remotable_classmethod
     def get_all(cls, context):
-        db_mappings = cls._get_from_db(context)
+        db_mappings = api_db_api.get_rows(context, api_models.HostMapping,
+                                          relations=_CELL)
         return base.obj_make_list(context, cls(), HostMapping, db_mappings)
 
 

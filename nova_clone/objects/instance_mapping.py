@@ -1,6 +1,5 @@
 """InstanceMapping: which cell an instance lives in (None until scheduled)."""
 
-from oslo_db import exception as db_exc
 import sqlalchemy as sa
 from sqlalchemy import orm
 
@@ -12,10 +11,8 @@ from nova_clone.objects import cell_mapping as cell_mapping_obj
 from nova_clone.objects import fields
 
 
-def _cell_id_in_updates(updates):
-    if 'cell_mapping' in updates:
-        cell_mapping = updates.pop('cell_mapping')
-        updates['cell_id'] = cell_mapping.id if cell_mapping else None
+# Every mapping is read together with its cell (None until scheduled).
+_CELL = ('cell_mapping',)
 
 
 @base.NovaObjectRegistry.register
@@ -51,76 +48,42 @@ class InstanceMapping(base.NovaTimestampObject, base.NovaObject):
         instance_mapping._context = context
         return instance_mapping
 
-    @staticmethod
-    @api_db_api.context_manager.reader
-    def _get_by_instance_uuid_from_db(context, instance_uuid):
-        db_mapping = context.session.query(
-            api_models.InstanceMapping).options(
-            orm.joinedload(api_models.InstanceMapping.cell_mapping)).filter(
-            api_models.InstanceMapping.instance_uuid == instance_uuid).first()
-        if not db_mapping:
-            raise exception.InstanceMappingNotFound(uuid=instance_uuid)
-        return db_mapping
-
     @base.remotable_classmethod
     def get_by_instance_uuid(cls, context, instance_uuid):
-        db_mapping = cls._get_by_instance_uuid_from_db(context, instance_uuid)
+        db_mapping = api_db_api.get_row(
+            context, api_models.InstanceMapping,
+            {'instance_uuid': instance_uuid},
+            exception.InstanceMappingNotFound(uuid=instance_uuid),
+            relations=_CELL)
         return cls._from_db_object(context, cls(), db_mapping)
-
-    @staticmethod
-    @api_db_api.context_manager.writer
-    def _create_in_db(context, updates):
-        db_mapping = api_models.InstanceMapping()
-        db_mapping.update(updates)
-        try:
-            db_mapping.save(context.session)
-        except db_exc.DBDuplicateEntry:
-            raise exception.InstanceMappingExists(
-                uuid=updates.get('instance_uuid'))
-        db_mapping.cell_mapping
-        return db_mapping
 
     @base.remotable
     def create(self):
-        changes = self.obj_get_changes()
-        _cell_id_in_updates(changes)
+        changes = cell_mapping_obj.changes_with_cell_id(self)
         changes.setdefault('queued_for_delete', False)
-        db_mapping = self._create_in_db(self._context, changes)
+        db_mapping = api_db_api.create_row(
+            self._context, api_models.InstanceMapping, changes,
+            duplicate=exception.InstanceMappingExists(
+                uuid=changes.get('instance_uuid')),
+            relations=_CELL)
         self._from_db_object(self._context, self, db_mapping)
-
-    @staticmethod
-    @api_db_api.context_manager.writer
-    def _save_in_db(context, instance_uuid, updates):
-        db_mapping = context.session.query(
-            api_models.InstanceMapping).filter_by(
-            instance_uuid=instance_uuid).first()
-        if not db_mapping:
-            raise exception.InstanceMappingNotFound(uuid=instance_uuid)
-        db_mapping.update(updates)
-        context.session.flush()
-        db_mapping.cell_mapping
-        return db_mapping
 
     @base.remotable
     def save(self):
-        changes = self.obj_get_changes()
-        _cell_id_in_updates(changes)
-        db_mapping = self._save_in_db(self._context, self.instance_uuid,
-                                      changes)
+        changes = cell_mapping_obj.changes_with_cell_id(self)
+        db_mapping = api_db_api.update_row(
+            self._context, api_models.InstanceMapping,
+            {'instance_uuid': self.instance_uuid}, changes,
+            exception.InstanceMappingNotFound(uuid=self.instance_uuid),
+            relations=_CELL)
         self._from_db_object(self._context, self, db_mapping)
-
-    @staticmethod
-    @api_db_api.context_manager.writer
-    def _destroy_in_db(context, instance_uuid):
-        result = context.session.query(
-            api_models.InstanceMapping).filter_by(
-            instance_uuid=instance_uuid).delete()
-        if not result:
-            raise exception.InstanceMappingNotFound(uuid=instance_uuid)
 
     @base.remotable
     def destroy(self):
-        self._destroy_in_db(self._context, self.instance_uuid)
+        api_db_api.delete_row(
+            self._context, api_models.InstanceMapping,
+            {'instance_uuid': self.instance_uuid},
+            exception.InstanceMappingNotFound(uuid=self.instance_uuid))
 
 
 @base.NovaObjectRegistry.register
@@ -131,17 +94,9 @@ class InstanceMappingList(base.ObjectListBase, base.NovaObject):
     }
 
     @staticmethod
-    @api_db_api.context_manager.reader
     def _query(context, **filters):
-        query = context.session.query(api_models.InstanceMapping).options(
-            orm.joinedload(api_models.InstanceMapping.cell_mapping))
-        for key, value in filters.items():
-            column = getattr(api_models.InstanceMapping, key)
-            if isinstance(value, (list, tuple, set)):
-                query = query.filter(column.in_(list(value)))
-            else:
-                query = query.filter(column == value)
-        return query.order_by(api_models.InstanceMapping.id).all()
+        return api_db_api.get_rows(context, api_models.InstanceMapping,
+                                   filters, relations=_CELL)
 
     @classmethod
     def _make(cls, context, db_mappings):
@@ -161,16 +116,10 @@ class InstanceMappingList(base.ObjectListBase, base.NovaObject):
         return cls._make(context, cls._query(context,
                                              instance_uuid=list(uuids)))
 
-    @staticmethod
-    @api_db_api.context_manager.writer
-    def _destroy_bulk_in_db(context, instance_uuids):
-        return context.session.query(api_models.InstanceMapping).filter(
-            api_models.InstanceMapping.instance_uuid.in_(
-                list(instance_uuids))).delete(synchronize_session=False)
-
     @classmethod
     def destroy_bulk(cls, context, instance_uuids):
-        return cls._destroy_bulk_in_db(context, instance_uuids)
+        return api_db_api.delete_rows(context, api_models.InstanceMapping,
+                                      'instance_uuid', instance_uuids)
 
     @staticmethod
     @api_db_api.context_manager.reader

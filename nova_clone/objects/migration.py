@@ -31,14 +31,6 @@ _SORT_KEYS = ('created_at', 'updated_at', 'id', 'uuid', 'status',
               'instance_uuid', 'source_compute', 'dest_compute')
 
 
-@main_db_api.pick_context_manager_reader
-def _get(context, **filters):
-    query = queries.model_query(context, models.Migration)
-    for key, value in filters.items():
-        query = query.filter(getattr(models.Migration, key) == value)
-    return query.order_by(models.Migration.id.desc()).first()
-
-
 def _apply_filters(query, filters):
     mig = models.Migration
     filters = dict(filters or {})
@@ -118,25 +110,6 @@ def _after_marker(marker_row, sort_keys, sort_dirs):
         beyond = column < value if direction == 'desc' else column > value
         clauses.append(sa.and_(*(equal + [beyond])))
     return sa.or_(*clauses)
-
-
-@queries.writer
-def _create(context, values):
-    row = models.Migration()
-    row.update(values)
-    row.save(context.session)
-    return row
-
-
-@queries.writer
-def _update(context, migration_id, values):
-    row = queries.model_query(context, models.Migration).filter_by(
-        id=migration_id).first()
-    if row is None:
-        raise exception.MigrationNotFound(migration_id=migration_id)
-    row.update(values)
-    row.save(context.session)
-    return row
 
 
 @main_db_api.pick_context_manager_reader
@@ -238,35 +211,38 @@ class Migration(base.NovaPersistentObject, base.NovaObject,
             setattr(self, attrname, None)
         self.obj_reset_changes([attrname])
 
+    @classmethod
+    def _get(cls, context, filters, not_found):
+        # The newest move first: an instance may have had several.
+        row = queries.get_row(context, models.Migration, filters,
+                              order_by=models.Migration.id.desc(),
+                              not_found=not_found)
+        return cls._from_db_object(context, cls(), row)
+
     @base.remotable_classmethod
     def get_by_id(cls, context, migration_id):
-        row = _get(context, id=migration_id)
-        if row is None:
-            raise exception.MigrationNotFound(migration_id=migration_id)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context, {'id': migration_id},
+                        exception.MigrationNotFound(migration_id=migration_id))
 
     @base.remotable_classmethod
     def get_by_uuid(cls, context, migration_uuid):
-        row = _get(context, uuid=migration_uuid)
-        if row is None:
-            raise exception.MigrationNotFound(migration_id=migration_uuid)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context, {'uuid': migration_uuid},
+                        exception.MigrationNotFound(
+                            migration_id=migration_uuid))
 
     @base.remotable_classmethod
     def get_by_id_and_instance(cls, context, migration_id, instance_uuid):
-        row = _get(context, id=migration_id, instance_uuid=instance_uuid)
-        if row is None:
-            raise exception.MigrationNotFoundForInstance(
-                migration_id=migration_id, instance_id=instance_uuid)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(
+            context, {'id': migration_id, 'instance_uuid': instance_uuid},
+            exception.MigrationNotFoundForInstance(
+                migration_id=migration_id, instance_id=instance_uuid))
 
     @base.remotable_classmethod
     def get_by_instance_and_status(cls, context, instance_uuid, status):
-        row = _get(context, instance_uuid=instance_uuid, status=status)
-        if row is None:
-            raise exception.MigrationNotFoundByStatus(
-                instance_id=instance_uuid, status=status)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(
+            context, {'instance_uuid': instance_uuid, 'status': status},
+            exception.MigrationNotFoundByStatus(instance_id=instance_uuid,
+                                                status=status))
 
     @base.remotable
     def create(self):
@@ -282,7 +258,8 @@ class Migration(base.NovaPersistentObject, base.NovaObject,
         if self._context is not None:
             values.setdefault('user_id', self._context.user_id)
             values.setdefault('project_id', self._context.project_id)
-        row = _create(self._context, queries.naive_datetimes(values))
+        row = queries.create_row(self._context, models.Migration,
+                                 queries.naive_datetimes(values))
         self._from_db_object(self._context, self, row)
 
     @base.remotable
@@ -291,8 +268,10 @@ class Migration(base.NovaPersistentObject, base.NovaObject,
         values.pop('id', None)
         if not values:
             return
-        row = _update(self._context, self.id,
-                      queries.naive_datetimes(values))
+        row = queries.update_row(
+            self._context, models.Migration, self.id,
+            queries.naive_datetimes(values),
+            exception.MigrationNotFound(migration_id=self.id))
         self._from_db_object(self._context, self, row)
 
     @property

@@ -30,14 +30,6 @@ _MIN_VERSION_CACHE = {}
 # -- queries ----------------------------------------------------------------
 
 @main_db_api.pick_context_manager_reader
-def _service_get(context, **filters):
-    query = queries.model_query(context, models.Service)
-    for key, value in filters.items():
-        query = query.filter(getattr(models.Service, key) == value)
-    return query.first()
-
-
-@main_db_api.pick_context_manager_reader
 def _service_get_all(context, disabled=None, **filters):
     query = queries.model_query(context, models.Service)
     if disabled is not None:
@@ -47,34 +39,23 @@ def _service_get_all(context, disabled=None, **filters):
     return query.order_by(models.Service.id).all()
 
 
-@queries.writer
 def _service_create(context, values):
-    row = models.Service()
-    row.update(queries.naive_datetimes(values))
     try:
-        row.save(context.session)
+        return queries.create_row(context, models.Service,
+                                  queries.naive_datetimes(values))
     except db_exc.DBDuplicateEntry as exc:
         if 'binary' in (exc.columns or []):
             raise exception.ServiceBinaryExists(host=values.get('host'),
                                                 binary=values.get('binary'))
         raise exception.ServiceTopicExists(host=values.get('host'),
                                            topic=values.get('topic'))
-    return row
 
 
-@queries.writer
-def _service_update(context, service_id, values):
-    row = queries.model_query(context, models.Service).filter_by(
-        id=service_id).first()
-    if row is None:
-        raise exception.ServiceNotFound(service_id=service_id)
+def _stamp_heartbeat(row, values):
     queries.naive_datetimes(values)
     if values.get('report_count', 0) > (row.report_count or 0):
         # A heartbeat: stamp it with the database side's clock.
         row.last_seen_up = timeutils.utcnow()
-    row.update(values)
-    row.save(context.session)
-    return row
 
 
 @queries.writer
@@ -186,48 +167,43 @@ class Service(base.NovaPersistentObject, base.NovaObject,
         raise exception.ObjectActionError(
             action='obj_load_attr', reason='%s cannot be loaded' % attrname)
 
+    @classmethod
+    def _get(cls, context, filters, not_found=None):
+        """The matching service; None if missing and no ``not_found``."""
+        row = queries.get_row(context, models.Service, filters,
+                              not_found=not_found)
+        if row is None:
+            return None
+        return cls._from_db_object(context, cls(), row)
+
     @base.remotable_classmethod
     def get_by_id(cls, context, service_id):
-        row = _service_get(context, id=service_id)
-        if row is None:
-            raise exception.ServiceNotFound(service_id=service_id)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context, {'id': service_id},
+                        exception.ServiceNotFound(service_id=service_id))
 
     @base.remotable_classmethod
     def get_by_uuid(cls, context, service_uuid):
-        row = _service_get(context, uuid=service_uuid)
-        if row is None:
-            raise exception.ServiceNotFound(service_id=service_uuid)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context, {'uuid': service_uuid},
+                        exception.ServiceNotFound(service_id=service_uuid))
 
     @base.remotable_classmethod
     def get_by_host_and_topic(cls, context, host, topic):
-        row = _service_get(context, host=host, topic=topic)
-        if row is None:
-            return None
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context, {'host': host, 'topic': topic})
 
     @base.remotable_classmethod
     def get_by_host_and_binary(cls, context, host, binary):
-        row = _service_get(context, host=host, binary=binary)
-        if row is None:
-            return None
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context, {'host': host, 'binary': binary})
 
     @base.remotable_classmethod
     def get_by_compute_host(cls, context, host, use_slave=False):
-        row = _service_get(context, host=host, binary='nova-compute')
-        if row is None:
-            raise exception.ComputeHostNotFound(host=host)
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context, {'host': host, 'binary': 'nova-compute'},
+                        exception.ComputeHostNotFound(host=host))
 
     @base.remotable_classmethod
     def get_by_args(cls, context, host, binary):
-        row = _service_get(context, host=host, binary=binary)
-        if row is None:
-            raise exception.ServiceNotFound(service_id='%s/%s'
-                                            % (host, binary))
-        return cls._from_db_object(context, cls(), row)
+        return cls._get(context, {'host': host, 'binary': binary},
+                        exception.ServiceNotFound(
+                            service_id='%s/%s' % (host, binary)))
 
     @base.remotable
     def create(self):
@@ -250,7 +226,10 @@ class Service(base.NovaPersistentObject, base.NovaObject,
         updates.pop('availability_zone', None)
         if not updates:
             return
-        row = _service_update(self._context, self.id, updates)
+        row = queries.update_row(
+            self._context, models.Service, self.id, updates,
+            exception.ServiceNotFound(service_id=self.id),
+            prepare=_stamp_heartbeat)
         self._from_db_object(self._context, self, row)
 
     @base.remotable

@@ -81,3 +81,75 @@ def writer(f):
         _take_sqlite_write_lock(context)
         return f(context, *args, **kwargs)
     return main_db_api.pick_context_manager_writer(locked)
+
+
+# -- one-row helpers ----------------------------------------------------------
+# The cell objects differ only in model, filters and the error a miss
+# raises; errors come in built (``not_found``, ``duplicate``) so that one
+# helper serves every object.
+
+def _found(row, not_found):
+    if row is None and not_found is not None:
+        raise not_found
+    return row
+
+
+@main_db_api.pick_context_manager_reader
+def get_row(context, model, filters, order_by=None, not_found=None):
+    """The first ``model`` row whose columns equal ``filters``.
+
+    None when there is none, unless ``not_found`` is given to raise.
+    """
+    query = model_query(context, model)
+    for key, value in filters.items():
+        query = query.filter(getattr(model, key) == value)
+    if order_by is not None:
+        query = query.order_by(order_by)
+    return _found(query.first(), not_found)
+
+
+def save_new(session, model, values, duplicate=None):
+    """Insert a ``model`` row made of ``values`` through ``session``.
+
+    A duplicate key raises ``duplicate`` when given, else oslo.db's error.
+    Session-level, so the API database's helpers use it too.
+    """
+    from oslo_db import exception as db_exc
+    row = model()
+    row.update(values)
+    try:
+        row.save(session)
+    except db_exc.DBDuplicateEntry:
+        if duplicate is None:
+            raise
+        raise duplicate
+    return row
+
+
+@writer
+def create_row(context, model, values, duplicate=None):
+    """save_new() in a write transaction of ``context``'s cell."""
+    return save_new(context.session, model, values, duplicate)
+
+
+@writer
+def update_row(context, model, row_id, values, not_found, prepare=None):
+    """Write ``values`` into the ``model`` row of id ``row_id``.
+
+    ``prepare(row, values)`` runs first, inside the same transaction.
+    """
+    row = _found(model_query(context, model).filter_by(id=row_id).first(),
+                 not_found)
+    if prepare is not None:
+        prepare(row, values)
+    row.update(values)
+    row.save(context.session)
+    return row
+
+
+@writer
+def soft_delete_row(context, model, filters, not_found):
+    """Soft-delete the ``model`` rows matching ``filters``; none raises."""
+    if not soft_delete(model_query(context, model).filter_by(**filters),
+                       model):
+        raise not_found

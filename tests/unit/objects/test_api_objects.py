@@ -323,3 +323,63 @@ def test_flavor_change_tracking(ctx):
     copy.save()
     assert objects.Flavor.get_by_flavor_id(ctx, '11').extra_specs == {
         'b': '3'}
+
+
+def test_cell_mapping_save_and_destroy(ctx):
+    cell = _cell(ctx)
+    cell.name = 'renamed'
+    cell.save()
+    assert objects.CellMapping.get_by_uuid(ctx, cell.uuid).name == 'renamed'
+    cell.destroy()
+    with pytest.raises(exception.CellMappingNotFound):
+        cell.destroy()
+    cell.name = 'again'
+    with pytest.raises(exception.CellMappingNotFound):
+        cell.save()
+    assert len(objects.CellMappingList.get_all(ctx)) == 0
+
+
+def test_host_mapping_moves_lists_and_destroys(ctx):
+    one, two = _cell(ctx, 'one'), _cell(ctx, 'two')
+    for host in ('h1', 'h2'):
+        objects.HostMapping(ctx, host=host, cell_mapping=one).create()
+    mapping = objects.HostMapping.get_by_host(ctx, 'h1')
+    mapping.cell_mapping = two
+    mapping.save()
+    assert objects.HostMapping.get_by_host(
+        ctx, 'h1').cell_mapping.name == 'two'
+    assert [m.host for m in objects.HostMappingList.get_by_cell_id(
+        ctx, one.id)] == ['h2']
+    assert [(m.host, m.cell_mapping.name) for m in
+            objects.HostMappingList.get_all(ctx)] == [('h1', 'two'),
+                                                      ('h2', 'one')]
+    mapping.destroy()
+    with pytest.raises(exception.HostMappingNotFound):
+        mapping.destroy()
+    with pytest.raises(exception.HostMappingNotFound):
+        mapping.save()
+
+
+def test_instance_mappings_duplicate_and_bulk_destroy(ctx):
+    cell = _cell(ctx)
+    uuids = [uuidutils.generate_uuid() for _ in range(3)]
+    for uuid in uuids:
+        objects.InstanceMapping(ctx, instance_uuid=uuid, project_id='p1',
+                                cell_mapping=cell).create()
+    with pytest.raises(exception.InstanceMappingExists):
+        objects.InstanceMapping(ctx, instance_uuid=uuids[0],
+                                project_id='p1').create()
+    found = objects.InstanceMappingList.get_by_instance_uuids(ctx, uuids[:2])
+    assert [m.instance_uuid for m in found] == uuids[:2]
+    assert all(m.cell_mapping.name == 'cell1' for m in found)
+    assert objects.InstanceMappingList.destroy_bulk(
+        ctx, uuids[:2] + [uuidutils.generate_uuid()]) == 2
+    assert [m.instance_uuid for m in
+            objects.InstanceMappingList.get_by_cell_id(ctx, cell.id)] \
+        == uuids[2:]
+    gone = objects.InstanceMapping(ctx, instance_uuid=uuids[0])
+    with pytest.raises(exception.InstanceMappingNotFound):
+        gone.destroy()
+    gone.project_id = 'p2'
+    with pytest.raises(exception.InstanceMappingNotFound):
+        gone.save()

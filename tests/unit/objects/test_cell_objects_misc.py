@@ -351,3 +351,92 @@ def test_event_without_action_is_reported(ctx):
     cctx.request_id = 'req-none'
     with pytest.raises(exception.InstanceActionNotFound):
         objects.InstanceActionEvent.event_start(cctx, inst.uuid, 'x')
+
+
+# -- misses, duplicates and deletes -------------------------------------------
+
+def test_compute_node_duplicate_save_and_destroy(ctx):
+    host = _host()
+    node = _node(ctx, host)
+    with pytest.raises(exception.DuplicateRecord) as err:
+        _node(ctx, _host(), uuid=node.uuid)
+    assert node.uuid in str(err.value)
+    # A node another host took over is not deleted by its old host.
+    stale = objects.ComputeNode.get_by_id(ctx, node.id)
+    stale.host = 'someone-else'
+    with pytest.raises(exception.ComputeHostNotFound):
+        stale.destroy()
+    node.destroy()
+    with pytest.raises(exception.ComputeHostNotFound) as err:
+        objects.ComputeNode.get_by_id(ctx, node.id)
+    assert str(node.id) in str(err.value)
+    node.vcpus = 2
+    with pytest.raises(exception.ComputeHostNotFound):
+        node.save()
+    with pytest.raises(exception.ComputeHostNotFoundByHostname):
+        objects.ComputeNode.get_by_nodename(ctx, host)
+
+
+def test_migration_lookups_pick_the_newest_and_miss_clearly(ctx):
+    instance_uuid = _instance(ctx).uuid
+    first, second = [
+        objects.Migration(ctx, instance_uuid=instance_uuid,
+                          old_instance_type_id=1, new_instance_type_id=1,
+                          status='done') for _ in range(2)]
+    first.create()
+    second.create()
+    assert objects.Migration.get_by_instance_and_status(
+        ctx, instance_uuid, 'done').id == second.id
+    assert objects.Migration.get_by_id_and_instance(
+        ctx, first.id, instance_uuid).migration_type == 'migration'
+    with pytest.raises(exception.MigrationNotFoundForInstance):
+        objects.Migration.get_by_id_and_instance(
+            ctx, first.id, uuidutils.generate_uuid())
+    with pytest.raises(exception.MigrationNotFound):
+        objects.Migration.get_by_uuid(ctx, uuidutils.generate_uuid())
+    gone = objects.Migration(ctx, id=987654)
+    gone.status = 'error'
+    with pytest.raises(exception.MigrationNotFound):
+        gone.save()
+
+
+def test_service_lookups_by_topic_and_args(ctx):
+    host = _host()
+    service = objects.Service(ctx, host=host, binary='nova-scheduler',
+                              topic='scheduler')
+    service.create()
+    assert objects.Service.get_by_host_and_topic(
+        ctx, host, 'scheduler').id == service.id
+    assert objects.Service.get_by_host_and_topic(ctx, host, 'x') is None
+    with pytest.raises(exception.ServiceNotFound) as err:
+        objects.Service.get_by_args(ctx, host, 'nova-compute')
+    assert '%s/nova-compute' % host in str(err.value)
+    service.destroy()
+    service.disabled = True
+    with pytest.raises(exception.ServiceNotFound):
+        service.save()
+
+
+def test_block_device_mapping_duplicate_save_and_destroy(ctx):
+    instance_uuid = _instance(ctx).uuid
+    bdm = objects.BlockDeviceMapping(
+        ctx, instance_uuid=instance_uuid, source_type='blank',
+        destination_type='local', boot_index=None)
+    bdm.create()
+    with pytest.raises(exception.DuplicateRecord):
+        objects.BlockDeviceMapping(
+            ctx, uuid=bdm.uuid, instance_uuid=instance_uuid,
+            source_type='blank', destination_type='local').create()
+    bdm_id = bdm.id
+    bdm.destroy()
+    assert not bdm.obj_attr_is_set('id')
+    with pytest.raises(exception.ObjectActionError):
+        bdm.destroy()
+    with pytest.raises(exception.BlockDeviceMappingNotFound):
+        objects.BlockDeviceMapping.get_by_uuid(ctx, bdm.uuid)
+    gone = objects.BlockDeviceMapping(ctx, id=bdm_id)
+    with pytest.raises(exception.BlockDeviceMappingNotFound):
+        gone.destroy()
+    gone.device_name = '/dev/vdz'
+    with pytest.raises(exception.BlockDeviceMappingNotFound):
+        gone.save()
