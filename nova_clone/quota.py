@@ -34,6 +34,39 @@ LEGACY_NETWORK_RESOURCES = ('floating_ips', 'fixed_ips', 'security_groups',
 
 # -- limits -----------------------------------------------------------------
 
+# Precedence of the rows _limit_rows returns: later levels win.
+_CLASS, _PROJECT, _USER = 0, 1, 2
+
+
+@api_db_api.context_manager.reader
+def _limit_rows(context, project_id=None, user_id=None):
+    """(level, id, resource, limit) of the default class, the project and
+    the user, in one query: a boot reads them on every request."""
+    qc = api_models.QuotaClass
+    parts = [sa.select(sa.literal(_CLASS), qc.id, qc.resource,
+                       qc.hard_limit).where(qc.class_name == DEFAULT_CLASS)]
+    if project_id:
+        pq = api_models.Quota
+        parts.append(sa.select(sa.literal(_PROJECT), pq.id, pq.resource,
+                               pq.hard_limit).where(
+            pq.project_id == project_id))
+    if project_id and user_id:
+        uq = api_models.ProjectUserQuota
+        parts.append(sa.select(sa.literal(_USER), uq.id, uq.resource,
+                               uq.hard_limit).where(
+            uq.project_id == project_id, uq.user_id == user_id))
+    query = parts[0] if len(parts) == 1 else sa.union_all(*parts)
+    return [tuple(row) for row in context.session.execute(query)]
+
+
+def _limits_from(rows):
+    limits = {res: getattr(CONF.quota, res) for res in RESOURCES}
+    for _level, _id, res, limit in sorted(rows, key=lambda r: r[:2]):
+        if res in limits:
+            limits[res] = limit
+    return limits
+
+
 @api_db_api.context_manager.reader
 def _class_limits(context, class_name):
     rows = context.session.query(api_models.QuotaClass).filter_by(
@@ -41,41 +74,14 @@ def _class_limits(context, class_name):
     return {r.resource: r.hard_limit for r in rows}
 
 
-@api_db_api.context_manager.reader
-def _project_limits(context, project_id):
-    rows = context.session.query(api_models.Quota).filter_by(
-        project_id=project_id).all()
-    return {r.resource: r.hard_limit for r in rows}
-
-
-@api_db_api.context_manager.reader
-def _user_limits(context, project_id, user_id):
-    rows = context.session.query(api_models.ProjectUserQuota).filter_by(
-        project_id=project_id, user_id=user_id).all()
-    return {r.resource: r.hard_limit for r in rows}
-
-
 def get_defaults(context):
     """{resource: limit} for a project with no quota of its own."""
-    limits = {res: getattr(CONF.quota, res) for res in RESOURCES}
-    for res, limit in _class_limits(context, DEFAULT_CLASS).items():
-        if res in limits:
-            limits[res] = limit
-    return limits
+    return _limits_from(_limit_rows(context))
 
 
 def get_limits_for(context, project_id, user_id=None):
     """{resource: limit} effective for a project (and user)."""
-    limits = get_defaults(context)
-    for res, limit in _project_limits(context, project_id).items():
-        if res in limits:
-            limits[res] = limit
-    if user_id:
-        for res, limit in _user_limits(context, project_id,
-                                       user_id).items():
-            if res in limits:
-                limits[res] = limit
-    return limits
+    return _limits_from(_limit_rows(context, project_id, user_id))
 
 
 # -- usage ------------------------------------------------------------------
@@ -112,14 +118,22 @@ def _cell_usage(cctxt, project_id, user_id):
     return count(cctxt)
 
 
-def _cores_ram(context, project_id, user_id=None):
+def _cells_to_count(context):
+    """The cells that can hold instances (cell0's are never counted)."""
     from nova_clone import objects
     try:
         cells = objects.CellMappingList.get_all(context)
     except Exception:  # noqa - no cells yet means nothing is used
         LOG.debug('No cell mappings to count usage in', exc_info=True)
+        return []
+    return [c for c in cells if not c.is_cell0()]
+
+
+def _cores_ram(context, project_id, user_id=None, cells=None):
+    if cells is None:
+        cells = _cells_to_count(context)
+    if not cells:
         return 0, 0
-    cells = [c for c in cells if not c.is_cell0()]
     results = nova_context.scatter_gather_cells(
         context, cells, 60,
         lambda cctxt: _cell_usage(cctxt, project_id, user_id))
@@ -183,6 +197,15 @@ def _headroom(limit, used):
     return max(limit - used, 0)
 
 
+@api_db_api.context_manager.reader
+def _create_check_reads(context, project_id, user_id):
+    """Limits, instance count and cells of a boot: one API-DB transaction
+    instead of one per read."""
+    limits = get_limits_for(context, project_id, user_id)
+    return (limits, _instance_count(context, project_id),
+            _cells_to_count(context))
+
+
 def check_server_create(context, flavor, min_count=1, max_count=1,
                         project_id=None, user_id=None):
     """How many servers (between min and max count) fit the quota.
@@ -192,10 +215,10 @@ def check_server_create(context, flavor, min_count=1, max_count=1,
     """
     project_id = project_id or context.project_id
     user_id = user_id or context.user_id
-    limits = get_limits_for(context, project_id, user_id)
-    cores, ram = _cores_ram(context, project_id)
-    used = {'instances': _instance_count(context, project_id),
-            'cores': cores, 'ram': ram}
+    limits, instances, cells = _create_check_reads(context, project_id,
+                                                   user_id)
+    cores, ram = _cores_ram(context, project_id, cells=cells)
+    used = {'instances': instances, 'cores': cores, 'ram': ram}
     per_server = {'instances': 1, 'cores': flavor.vcpus,
                   'ram': flavor.memory_mb}
     allowed = max_count

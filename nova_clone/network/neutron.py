@@ -8,6 +8,8 @@ live migration.  User calls carry the user's token; binding fields and
 the network model use the ``[neutron]`` service user, as Nova does.
 """
 
+import time
+
 from oslo_log import log as logging
 
 from nova_clone import exception
@@ -20,6 +22,9 @@ LOG = logging.getLogger(__name__)
 GROUP = 'neutron'
 BINDING_HOST = 'binding:host_id'
 BINDING_PROFILE = 'binding:profile'
+QUOTA_DETAILS = 'quota_details'
+# Seconds the list of Neutron's extensions is trusted before re-reading.
+EXTENSIONS_TTL = 600
 
 
 def _neutron_error(resp):
@@ -63,6 +68,10 @@ class NeutronClientError(Exception):
 class API:
     """What Nova asks of Neutron."""
 
+    def __init__(self):
+        # (when read, aliases) of Neutron's extensions; see _extensions.
+        self._ext_cache = None
+
     # -- small reads -------------------------------------------------------
 
     def _client(self, context, admin=False):
@@ -89,11 +98,24 @@ class API:
                 raise exception.NetworkNotFound(network_id=network_uuid)
             raise exception.NetworkServiceUnavailable(reason=str(exc))
 
+    def _extensions(self, client):
+        """Aliases of Neutron's extensions, re-read every few minutes.
+
+        Every boot asks whether ``quota_details`` is there; Neutron's
+        extensions change only when it is upgraded.
+        """
+        now = time.monotonic()
+        cached = self._ext_cache
+        if cached is not None and now - cached[0] < EXTENSIONS_TTL:
+            return cached[1]
+        aliases = frozenset(e['alias'] for e in
+                            client('GET', '/v2.0/extensions')['extensions'])
+        self._ext_cache = (now, aliases)
+        return aliases
+
     def has_port_binding_extension(self, context=None, client=None):
         client = client or self._client(context, admin=True)
-        aliases = {e['alias'] for e in
-                   client('GET', '/v2.0/extensions')['extensions']}
-        return 'binding-extended' in aliases
+        return 'binding-extended' in self._extensions(client)
 
     supports_port_binding_extension = has_port_binding_extension
 
@@ -171,16 +193,36 @@ class API:
             raise exception.FixedIpAlreadyInUse(
                 address=req.address, instance_uuid=ports[0].get('device_id'))
 
+    def _port_quota(self, context, client):
+        """(limit, in use) of the project's ports; limit -1 is unlimited.
+
+        With ``quota_details`` Neutron counts for us in one call; without
+        it we list the project's ports, which grows with the project.
+        """
+        project = context.project_id
+        try:
+            details = QUOTA_DETAILS in self._extensions(client)
+        except NeutronClientError:
+            details = False
+        if details:
+            port = client('GET', '/v2.0/quotas/%s/details' % project)[
+                'quota'].get('port') or {}
+            return (port.get('limit', -1),
+                    port.get('used', 0) + port.get('reserved', 0))
+        limit = client('GET', '/v2.0/quotas/%s' % project)['quota'].get(
+            'port', -1)
+        if limit == -1:
+            return limit, 0
+        return limit, len(client('GET', '/v2.0/ports', params={
+            'tenant_id': project, 'fields': 'id'})['ports'])
+
     def _max_by_quota(self, context, client, num_instances, per_instance):
         try:
-            quota = client('GET', '/v2.0/quotas/%s' % context.project_id)
+            limit, used = self._port_quota(context, client)
         except NeutronClientError:
             return num_instances
-        limit = quota['quota'].get('port', -1)
         if limit == -1:
             return num_instances
-        used = len(client('GET', '/v2.0/ports', params={
-            'tenant_id': context.project_id, 'fields': 'id'})['ports'])
         free = limit - used
         if free >= num_instances * per_instance:
             return num_instances

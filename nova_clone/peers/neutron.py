@@ -21,7 +21,8 @@ from nova_clone.peers import web
 LOG = logging.getLogger(__name__)
 
 TABLES = ['neutron_networks', 'neutron_subnets', 'neutron_ports',
-          'neutron_bindings', 'neutron_security_groups']
+          'neutron_bindings', 'neutron_security_groups',
+          neutron_groups.QUOTA_TABLE]
 
 EXTENSIONS = [
     ('binding', 'Port Binding', 'Expose port bindings of a virtual port to '
@@ -143,6 +144,10 @@ class NeutronApp(neutron_groups.GroupsMixin, neutron_ports.PortsMixin,
         r('GET', '/v2.0/security-group-rules', self.list_sg_rules)
         r('GET', '/v2.0/quotas', self.list_quotas)
         r('GET', '/v2.0/quotas/{project_id}', self.show_quota)
+        r('PUT', '/v2.0/quotas/{project_id}', self.update_quota)
+        r('DELETE', '/v2.0/quotas/{project_id}', self.delete_quota)
+        r('GET', '/v2.0/quotas/{project_id}/default',
+          self.show_default_quota)
         r('GET', '/v2.0/quotas/{project_id}/details', self.quota_details)
         r('GET', '/v2.0/quotas/{project_id}/details.json',
           self.quota_details)

@@ -1,7 +1,8 @@
 """Security groups and quotas of the Neutron stand-in (a mixin of NeutronApp).
 
 Every project gets a 'default' group (ingress from itself, all egress)
-the first time it is needed; quotas are fixed defaults with live usage.
+the first time it is needed; quotas are defaults an admin may override per
+project, with usage counted live.
 """
 
 import uuid
@@ -11,6 +12,12 @@ from nova_clone.peers import web
 QUOTAS = {'network': 100, 'subnet': 100, 'port': 500, 'router': 10,
           'floatingip': 50, 'security_group': 10,
           'security_group_rule': 100, 'rbac_policy': 10, 'subnetpool': -1}
+# Per-project limits an admin set (PUT /v2.0/quotas/{project_id}).
+QUOTA_TABLE = 'neutron_quotas'
+# The resources whose usage the details report, and where they live.
+COUNTED_TABLES = {'network': 'neutron_networks', 'subnet': 'neutron_subnets',
+                  'port': 'neutron_ports',
+                  'security_group': 'neutron_security_groups'}
 
 
 def neutron_error(status, kind, message):
@@ -128,22 +135,93 @@ class GroupsMixin:
                                 'authorized to access quotas for another '
                                 'project')
 
+    def _check_quota_admin(self, req, action):
+        if not req.caller.is_admin:
+            raise neutron_error(403, 'HTTPForbidden',
+                                '(rule:%s_quota) is disallowed by policy'
+                                % action)
+
+    def quota_limits(self, project_id):
+        """The project's limits: the defaults, then what an admin set."""
+        limits = dict(QUOTAS)
+        doc = self.store.get(QUOTA_TABLE, project_id) if project_id else None
+        if doc is not None:
+            limits.update(doc['limits'])
+        return limits
+
+    def _quota_view(self, project_id, limits):
+        return dict(limits, project_id=project_id, tenant_id=project_id)
+
     def list_quotas(self, req):
-        return web.json_response({'quotas': []})
+        """Projects with limits of their own (all of them for an admin)."""
+        docs = self.store.all(QUOTA_TABLE)
+        if not req.caller.is_admin:
+            docs = [d for d in docs if d['id'] == req.caller.project_id]
+        return web.json_response({'quotas': [
+            self._quota_view(d['id'], self.quota_limits(d['id']))
+            for d in docs]})
 
     def show_quota(self, req, project_id):
         self._check_quota_target(req, project_id)
+        return web.json_response({'quota': self.quota_limits(project_id)})
+
+    def show_default_quota(self, req, project_id):
+        self._check_quota_target(req, project_id)
         return web.json_response({'quota': dict(QUOTAS)})
+
+    def update_quota(self, req, project_id):
+        self._check_quota_admin(req, 'update')
+        body = req.json_body_or_400()
+        values = body.get('quota') if isinstance(body, dict) else None
+        if not isinstance(values, dict):
+            raise neutron_error(400, 'HTTPBadRequest',
+                                'Resource body required')
+        unknown = sorted(set(values) - set(QUOTAS))
+        if unknown:
+            raise neutron_error(400, 'HTTPBadRequest',
+                                "Unrecognized attribute(s) '%s'"
+                                % ', '.join(unknown))
+        limits = {key: _quota_value(value) for key, value in values.items()}
+        with self.store.transaction():
+            doc = self.store.get(QUOTA_TABLE, project_id)
+            if doc is None:
+                self.store.add(QUOTA_TABLE, {'id': project_id,
+                                             'limits': limits},
+                               project_id=project_id)
+            else:
+                doc['limits'].update(limits)
+                self.store.put(QUOTA_TABLE, doc)
+        return web.json_response({'quota': self.quota_limits(project_id)})
+
+    def delete_quota(self, req, project_id):
+        self._check_quota_admin(req, 'delete')
+        self.store.delete(QUOTA_TABLE, project_id)
+        return web.empty_response(204)
 
     def quota_details(self, req, project_id):
         self._check_quota_target(req, project_id)
-        used = {
-            'network': len(self.store.all('neutron_networks', project_id)),
-            'subnet': len(self.store.all('neutron_subnets', project_id)),
-            'port': len(self.store.all('neutron_ports', project_id)),
-            'security_group': len(self.store.all('neutron_security_groups',
-                                                 project_id)),
-        }
+        # Counted by the database: a boot asks this once per request, and
+        # a project may have thousands of ports.
+        counts = self.store.counts(COUNTED_TABLES.values(), project_id)
+        used = {kind: counts[table] for kind, table in COUNTED_TABLES.items()}
         return web.json_response({'quota': {
             key: {'limit': limit, 'used': used.get(key, 0), 'reserved': 0}
-            for key, limit in QUOTAS.items()}})
+            for key, limit in self.quota_limits(project_id).items()}})
+
+
+def _quota_value(value):
+    """A limit as Neutron accepts it: an integer of -1 (unlimited) or more."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None or isinstance(value, (bool, float)) or \
+            str(number) != str(value).strip():
+        raise neutron_error(400, 'HTTPBadRequest',
+                            "Invalid input for operation: '%s' is not an "
+                            "integer." % (value,))
+    if number < -1:
+        raise neutron_error(400, 'HTTPBadRequest',
+                            "Invalid input for operation: '%s' is too small "
+                            "- must be at least '-1'." % (value,))
+    return number

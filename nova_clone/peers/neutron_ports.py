@@ -78,10 +78,16 @@ class PortsMixin:
 
     # -- IP and MAC allocation ---------------------------------------------
 
-    def _used_ips(self, network_id, skip_port=None):
+    def _network_ports(self, network_id):
+        return self.store.all('neutron_ports',
+                              where={'network_id': [network_id]})
+
+    def _used_ips(self, network_id, skip_port=None, ports=None):
         used = set()
-        for port in self.store.all('neutron_ports'):
-            if port['network_id'] == network_id and port['id'] != skip_port:
+        if ports is None:
+            ports = self._network_ports(network_id)
+        for port in ports:
+            if port['id'] != skip_port:
                 used.update(ip['ip_address'] for ip in port['fixed_ips'])
         return used
 
@@ -96,10 +102,11 @@ class PortsMixin:
                 addr += 1
         return None
 
-    def _allocate(self, network, requested, port_id=None, current=()):
+    def _allocate(self, network, requested, port_id=None, current=(),
+                  ports=None):
         subnets = [s for s in self.store.all('neutron_subnets')
                    if s['network_id'] == network['id']]
-        used = self._used_ips(network['id'], skip_port=port_id)
+        used = self._used_ips(network['id'], skip_port=port_id, ports=ports)
         result = []
         if requested is None:
             for version in (4, 6):
@@ -162,9 +169,10 @@ class PortsMixin:
         return self._err(400, 'InvalidInput',
                          'Invalid input for operation: %s.' % message)
 
-    def _mac(self, network_id, requested=None):
-        macs = {p['mac_address'] for p in self.store.all('neutron_ports')
-                if p['network_id'] == network_id}
+    def _mac(self, network_id, requested=None, ports=None):
+        if ports is None:
+            ports = self._network_ports(network_id)
+        macs = {p['mac_address'] for p in ports}
         if requested:
             try:
                 mac = str(netaddr.EUI(requested,
@@ -187,7 +195,12 @@ class PortsMixin:
     # -- ports -------------------------------------------------------------
 
     def list_ports(self, req):
-        ports = self.store.all('neutron_ports')
+        # Nova lists a server's ports by device_id on every boot and
+        # delete: let the store skip the other servers' ports.
+        where = {key: req.GET.getall(key) for key in ('device_id',
+                                                      'network_id')
+                 if key in req.GET}
+        ports = self.store.all('neutron_ports', where=where)
         for spec in req.GET.getall('fixed_ips'):
             key, _sep, value = spec.partition('=')
             if key not in ('ip_address', 'subnet_id', 'ip_address_substr'):
@@ -221,9 +234,8 @@ class PortsMixin:
             raise self._invalid('binding:profile must be a dictionary')
 
     def _quota_check(self, project_id):
-        from nova_clone.peers.neutron_groups import QUOTAS
-        if len(self.store.all('neutron_ports', project_id)) >= \
-                QUOTAS['port']:
+        limit = self.quota_limits(project_id)['port']
+        if 0 <= limit <= self.store.count('neutron_ports', project_id):
             raise self._err(409, 'OverQuota',
                             "Quota exceeded for resources: ['port'].")
 
@@ -248,12 +260,15 @@ class PortsMixin:
                 default = self.ensure_default_sg(owner)
                 groups = [default['id']] if sec_on and default else []
             self._check_groups(req, groups)
+            # One read of the network's ports for both MAC and IP.
+            net_ports = self._network_ports(net['id'])
             port = {
                 'name': values.get('name', ''),
                 'network_id': net['id'],
                 'admin_state_up': values.get('admin_state_up', True),
                 'mac_address': self._mac(net['id'],
-                                         values.get('mac_address')),
+                                         values.get('mac_address'),
+                                         ports=net_ports),
                 'fixed_ips': [],
                 'device_id': values.get('device_id', ''),
                 'device_owner': values.get('device_owner', ''),
@@ -277,7 +292,8 @@ class PortsMixin:
             }
             self.stamp(port, owner, create=True)
             port['fixed_ips'] = self._allocate(net, values.get('fixed_ips'),
-                                               port_id=port['id'])
+                                               port_id=port['id'],
+                                               ports=net_ports)
             old = dict(port)
             if values.get('binding:host_id'):
                 self._bind(port, values['binding:host_id'])

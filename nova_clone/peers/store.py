@@ -114,11 +114,45 @@ class Store:
             return conn.execute(
                 tbl.delete().where(tbl.c.id == str(ident))).rowcount
 
-    def all(self, table, project_id=None):
-        """Every document of ``table`` in creation order."""
+    def _count_query(self, table, project_id):
+        tbl = self.tables[table]
+        query = sa.select(sa.func.count()).select_from(tbl)
+        if project_id is not None:
+            query = query.where(tbl.c.project_id == project_id)
+        return query
+
+    def count(self, table, project_id=None):
+        """How many documents ``table`` holds (of ``project_id``)."""
+        with self.engine.connect() as conn:
+            return conn.execute(
+                self._count_query(table, project_id)).scalar() or 0
+
+    def counts(self, tables, project_id=None):
+        """{table: count} for several tables in one statement."""
+        tables = list(tables)
+        query = sa.select(*[self._count_query(t, project_id).scalar_subquery()
+                            for t in tables])
+        with self.engine.connect() as conn:
+            row = conn.execute(query).one()
+        return {t: n or 0 for t, n in zip(tables, row)}
+
+    def all(self, table, project_id=None, where=None):
+        """Every document of ``table`` in creation order.
+
+        ``where`` ({key: [values]}) keeps the documents whose top-level
+        ``key`` is one of ``values`` (strings); the database drops the
+        others by their JSON text, so they are never parsed.
+        """
         tbl = self.tables[table]
         query = sa.select(tbl.c.data).order_by(tbl.c.seq)
         if project_id is not None:
             query = query.where(tbl.c.project_id == project_id)
+        for key, values in (where or {}).items():
+            query = query.where(sa.or_(*[tbl.c.data.contains(
+                '%s: %s' % (jsonutils.dumps(key), jsonutils.dumps(value)),
+                autoescape=True) for value in values]))
         with self.engine.connect() as conn:
-            return [jsonutils.loads(r[0]) for r in conn.execute(query)]
+            docs = [jsonutils.loads(r[0]) for r in conn.execute(query)]
+        for key, values in (where or {}).items():
+            docs = [d for d in docs if d.get(key) in values]
+        return docs
