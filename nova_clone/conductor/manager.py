@@ -8,12 +8,14 @@ module in ``nova_clone.conductor.tasks`` that owns it.
 
 import importlib
 
+import netaddr
 import oslo_messaging as messaging
 from oslo_log import log as logging
 from oslo_utils import versionutils
 
 from nova_clone import exception
 from nova_clone import manager
+from nova_clone.objects import base as objects_base
 
 LOG = logging.getLogger(__name__)
 
@@ -21,6 +23,36 @@ LOG = logging.getLogger(__name__)
 def _task(name):
     """The flow module ``nova_clone.conductor.tasks.<name>``."""
     return importlib.import_module('nova_clone.conductor.tasks.' + name)
+
+
+# Kinds of snapshot entry.
+_VALUE = 'value'
+_PRIMITIVE = 'primitive'
+# Values that cannot change in place: the snapshot keeps the reference.
+# (Datetimes go by their primitive, which is to the second: a value read
+# back from the database is the one the caller has if they agree on it.)
+_IMMUTABLE = (str, bytes, int, float, bool, type(None), netaddr.IPAddress)
+
+
+def _snapshot(obj):
+    """{field: (kind, value or primitive)} of ``obj``'s set fields, to
+    tell after a method which ones it changed.
+
+    Cheaper than a deep copy of the whole object: immutable values are
+    kept as they are, anything else as its primitive (nested objects
+    compare by identity, so the primitive, change list included, is what
+    tells whether one changed).
+    """
+    snap = {}
+    for name, field in obj.fields.items():
+        if not obj.obj_attr_is_set(name):
+            continue
+        value = getattr(obj, name)
+        if isinstance(value, _IMMUTABLE):
+            snap[name] = (_VALUE, value)
+        else:
+            snap[name] = (_PRIMITIVE, field.to_primitive(obj, name, value))
+    return snap
 
 
 def _newer(requested, actual):
@@ -56,7 +88,6 @@ class ConductorManager(manager.Manager):
 
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):
-        from nova_clone.objects import base as objects_base
         wanted = object_versions[objname]
         objclass = objects_base.NovaObject.obj_class_from_name(
             objname, wanted)
@@ -70,7 +101,7 @@ class ConductorManager(manager.Manager):
         return result
 
     def object_action(self, context, objinst, objmethod, args, kwargs):
-        before = objinst.obj_clone()
+        before = _snapshot(objinst)
         result = self._dispatch(objinst, objmethod, args, kwargs)
         # Return the fields the method changed so the caller's copy of
         # the object ends up as ours is, plus its dirty-field list.
@@ -79,10 +110,14 @@ class ConductorManager(manager.Manager):
             if not objinst.obj_attr_is_set(name):
                 continue
             value = getattr(objinst, name)
-            if (before.obj_attr_is_set(name) and
-                    getattr(before, name) == value):
+            old = before.get(name)
+            if isinstance(value, _IMMUTABLE):
+                if old != (_VALUE, value):
+                    updates[name] = field.to_primitive(objinst, name, value)
                 continue
-            updates[name] = field.to_primitive(objinst, name, value)
+            primitive = field.to_primitive(objinst, name, value)
+            if old != (_PRIMITIVE, primitive):
+                updates[name] = primitive
         updates['obj_what_changed'] = objinst.obj_what_changed()
         return updates, result
 

@@ -132,6 +132,27 @@ class NovaObject(ovoo_base.VersionedObject):
     # access and obj_to_primitive() expose next to the fields.
     obj_extra_fields = []
 
+    def obj_attr_is_set(self, attrname):
+        # oslo's answer, without the list of every field name it builds
+        # per call: this runs hundreds of times per object RPC.
+        if attrname in self.fields or attrname in self.obj_extra_fields:
+            return hasattr(self, '_obj_' + attrname)
+        return super().obj_attr_is_set(attrname)
+
+    def obj_what_changed(self):
+        # oslo's rule (changed fields, and set fields holding an object
+        # with changes) reading the stored values directly, not through
+        # each field's property.
+        changes = {name for name in self._changed_fields
+                   if name in self.fields}
+        stored = self.__dict__
+        for name in self.fields:
+            value = stored.get('_obj_' + name)
+            if (isinstance(value, ovoo_base.VersionedObject) and
+                    value.obj_what_changed()):
+                changes.add(name)
+        return changes
+
     @contextlib.contextmanager
     def obj_alternate_context(self, context):
         """Use ``context`` for the duration of the block."""

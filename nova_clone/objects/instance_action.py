@@ -12,6 +12,7 @@ import traceback
 
 from oslo_log import log as logging
 from oslo_utils import timeutils
+import sqlalchemy as sa
 
 from nova_clone.db.main import api as main_db_api
 from nova_clone.db.main import models
@@ -35,30 +36,50 @@ def _action_by_request_id(context, instance_uuid, request_id):
         models.InstanceAction.id.desc()).first()
 
 
-def _last_action(context, instance_uuid):
-    return queries.model_query(context, models.InstanceAction).filter_by(
-        instance_uuid=instance_uuid).order_by(
-        models.InstanceAction.created_at.desc(),
-        models.InstanceAction.id.desc()).first()
-
-
-def _action_for_event(context, values):
-    """The action an event belongs to, and whether to touch its updated_at.
+def _action_for_event(context, values, with_event=False):
+    """The action an event belongs to (id, message and, ``with_event``,
+    the id of its newest event of that name or None), and whether to
+    touch its updated_at.
 
     A restarted compute finishes work under a new request id; with no
     project (a service context) the newest action of the instance is used.
+    Core statements, the event found in the same one: events are
+    recorded around most compute work.
     """
-    action = _action_by_request_id(context, values['instance_uuid'],
-                                   values['request_id'])
+    actions = models.InstanceAction.__table__
+    columns = [actions.c.id, actions.c.message]
+    source = actions
+    order = [actions.c.created_at.desc(), actions.c.id.desc()]
+    if with_event:
+        events = models.InstanceActionEvent.__table__
+        source = actions.outerjoin(events, sa.and_(
+            events.c.action_id == actions.c.id,
+            events.c.event == values['event'],
+            *queries.read_deleted_clauses(context, events)))
+        columns.append(events.c.id.label('event_id'))
+        # The newest action first, then its newest such event.
+        order += [events.c.created_at.desc(), events.c.id.desc()]
+    query = sa.select(*columns).select_from(source).where(
+        actions.c.instance_uuid == values['instance_uuid'],
+        *queries.read_deleted_clauses(context, actions)).order_by(
+        *order).limit(1)
+    action = context.session.execute(query.where(
+        actions.c.request_id == values['request_id'])).first()
     if action is not None:
         return action, True
     if not getattr(context, 'project_id', None):
-        action = _last_action(context, values['instance_uuid'])
+        action = context.session.execute(query).first()
         if action is not None:
             return action, False
     raise exception.InstanceActionNotFound(
         request_id=values['request_id'],
         instance_uuid=values['instance_uuid'])
+
+
+def _event_row(context, event_id):
+    events = models.InstanceActionEvent.__table__
+    return context.session.execute(sa.select(events).where(
+        events.c.id == event_id)).first()
 
 
 @queries.writer
@@ -119,43 +140,51 @@ def _action_get_by_request_id(context, instance_uuid, request_id):
     return _action_by_request_id(context, instance_uuid, request_id)
 
 
+def _event_columns(values):
+    return {k: v for k, v in values.items()
+            if k not in ('instance_uuid', 'request_id')}
+
+
 @queries.writer
-def _event_start(context, values):
+def _event_start(context, values, want_row=True):
     queries.naive_datetimes(values)
     action, touch = _action_for_event(context, values)
-    event = models.InstanceActionEvent()
-    event.update({k: v for k, v in values.items()
-                  if k not in ('instance_uuid', 'request_id')})
-    event.action_id = action.id
-    context.session.add(event)
+    events = models.InstanceActionEvent.__table__
+    row = _event_columns(values)
+    row['action_id'] = action.id
+    result = context.session.execute(sa.insert(events).values(row))
     if touch:
-        action.updated_at = values['start_time']
-        action.save(context.session)
-    context.session.flush()
-    return event
+        actions = models.InstanceAction.__table__
+        context.session.execute(sa.update(actions).where(
+            actions.c.id == action.id).values(
+            updated_at=values['start_time']))
+    if want_row:
+        return _event_row(context, result.inserted_primary_key[0])
 
 
 @queries.writer
-def _event_finish(context, values):
+def _event_finish(context, values, want_row=True):
     queries.naive_datetimes(values)
-    action, touch = _action_for_event(context, values)
-    event = queries.model_query(
-        context, models.InstanceActionEvent).filter_by(
-        action_id=action.id, event=values['event']).order_by(
-        models.InstanceActionEvent.created_at.desc(),
-        models.InstanceActionEvent.id.desc()).first()
-    if event is None:
+    action, touch = _action_for_event(context, values, with_event=True)
+    events = models.InstanceActionEvent.__table__
+    event_id = action.event_id
+    if event_id is None:
         raise exception.InstanceActionEventNotFound(
             action_id=action.id, event=values['event'])
-    event.update({k: v for k, v in values.items()
-                  if k not in ('instance_uuid', 'request_id')})
-    if (values.get('result') or '').lower() == 'error':
-        action.message = 'Error'
+    context.session.execute(sa.update(events).where(
+        events.c.id == event_id).values(_event_columns(values)))
+    changes = {}
+    if ((values.get('result') or '').lower() == 'error' and
+            action.message != 'Error'):
+        changes['message'] = 'Error'
     if touch:
-        action.updated_at = values['finish_time']
-    action.save(context.session)
-    event.save(context.session)
-    return event
+        changes['updated_at'] = values['finish_time']
+    if changes:
+        actions = models.InstanceAction.__table__
+        context.session.execute(sa.update(actions).where(
+            actions.c.id == action.id).values(changes))
+    if want_row:
+        return _event_row(context, event_id)
 
 
 @main_db_api.pick_context_manager_reader
@@ -341,7 +370,8 @@ class InstanceActionEvent(base.NovaPersistentObject, base.NovaObject,
     def event_start(cls, context, instance_uuid, event_name,
                     want_result=True, host=None):
         row = _event_start(context, cls.pack_action_event_start(
-            context, instance_uuid, event_name, host=host))
+            context, instance_uuid, event_name, host=host),
+            want_row=want_result)
         if want_result:
             return _from_db(cls(), context, row)
 
@@ -368,7 +398,7 @@ class InstanceActionEvent(base.NovaPersistentObject, base.NovaObject,
         if details is not None or tb_text is not None:
             values.update(result='Error', details=details,
                           traceback=tb_text)
-        row = _event_finish(context, values)
+        row = _event_finish(context, values, want_row=want_result)
         if want_result:
             return _from_db(cls(), context, row)
 

@@ -6,6 +6,8 @@ one (a list of VIF dicts); otherwise it holds a plain list.
 """
 
 from oslo_serialization import jsonutils
+from oslo_utils import timeutils
+import sqlalchemy as sa
 
 from nova_clone.db.main import api as main_db_api
 from nova_clone.db.main import models
@@ -86,17 +88,25 @@ def caches_for(context, instance_uuids):
 
 @queries.writer
 def _update(context, instance_uuid, network_info):
-    row = queries.model_query(context, models.InstanceInfoCache,
-                              read_deleted='yes').filter_by(
-        instance_uuid=instance_uuid).first()
+    # Core statements: the compute saves the cache on every network change.
+    table = models.InstanceInfoCache.__table__
+    session = context.session
+    row = session.execute(sa.select(table).where(
+        table.c.instance_uuid == instance_uuid)).first()
     if row is None:
-        row = models.InstanceInfoCache(instance_uuid=instance_uuid)
-    elif row.deleted:
-        # A deleted instance's cache stays deleted; nothing to refresh.
+        session.execute(sa.insert(table).values(
+            instance_uuid=instance_uuid, network_info=network_info))
+        return session.execute(sa.select(table).where(
+            table.c.instance_uuid == instance_uuid)).first()
+    if row.deleted or row.network_info == network_info:
+        # A deleted instance's cache stays deleted; an unchanged one
+        # is not written.
         return row
-    row.network_info = network_info
-    row.save(context.session)
-    return row
+    changes = {'network_info': network_info,
+               'updated_at': timeutils.utcnow()}
+    session.execute(sa.update(table).where(table.c.id == row.id).values(
+        changes))
+    return queries.Row(row._mapping, **changes)
 
 
 @queries.writer

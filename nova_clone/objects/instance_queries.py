@@ -6,6 +6,8 @@ pairs, tags, faults) with one more IN query, so a page costs the same
 number of statements whatever its size.
 """
 
+import functools
+
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import utils as sqlalchemyutils
 from oslo_utils import timeutils
@@ -212,53 +214,60 @@ def instance_get_all_by_filters(context, filters, sort_key=None,
 
 
 def load_extras(context, rows, columns_to_join):
-    """[(row, extras)] with each requested extra loaded by one query."""
+    """[(row, extras)] with each requested extra loaded by one query.
+
+    Core selects of the columns needed: no ORM objects to build.
+    """
     wanted = set(columns_to_join or ())
     uuids = [row.uuid for row in rows]
     extras = {uuid: {} for uuid in uuids}
     if not uuids:
         return []
+    run = context.session.execute
     if 'metadata' in wanted:
         _load_kv(context, models.InstanceMetadata, uuids, extras, 'metadata')
     if 'system_metadata' in wanted:
         _load_kv(context, models.InstanceSystemMetadata, uuids, extras,
                  'system_metadata')
     if 'info_cache' in wanted:
+        cache = models.InstanceInfoCache.__table__
         for chunk in queries.chunks(uuids):
-            for row in context.session.query(
-                    models.InstanceInfoCache.instance_uuid,
-                    models.InstanceInfoCache.network_info).filter(
-                    models.InstanceInfoCache.instance_uuid.in_(chunk)):
-                extras[row[0]]['info_cache'] = row[1]
+            for uuid, network_info in run(sa.select(
+                    cache.c.instance_uuid, cache.c.network_info).where(
+                    cache.c.instance_uuid.in_(chunk))):
+                extras[uuid]['info_cache'] = network_info
     if 'security_groups' in wanted:
-        sga = models.SecurityGroupInstanceAssociation
-        sg = models.SecurityGroup
+        sga = models.SecurityGroupInstanceAssociation.__table__
+        sg = models.SecurityGroup.__table__
         for uuid in uuids:
             extras[uuid]['security_groups'] = []
         for chunk in queries.chunks(uuids):
-            for row in context.session.query(sga.instance_uuid, sg.name).join(
-                    sg, sg.id == sga.security_group_id).filter(
-                    sga.instance_uuid.in_(chunk), sga.deleted == 0,
-                    sg.deleted == 0).order_by(sga.id):
-                extras[row[0]]['security_groups'].append(row[1])
+            for uuid, name in run(sa.select(sga.c.instance_uuid, sg.c.name)
+                                  .join(sg, sg.c.id == sga.c.security_group_id)
+                                  .where(sga.c.instance_uuid.in_(chunk),
+                                         sga.c.deleted == 0,
+                                         sg.c.deleted == 0)
+                                  .order_by(sga.c.id)):
+                extras[uuid]['security_groups'].append(name)
     extra_cols = {EXTRA_COLUMNS[x] for x in wanted if x in EXTRA_COLUMNS}
     if extra_cols:
-        ie = models.InstanceExtra
+        ie = models.InstanceExtra.__table__
         cols = sorted(extra_cols)
         for chunk in queries.chunks(uuids):
-            for row in context.session.query(
-                    ie.instance_uuid, *[getattr(ie, c) for c in cols]).filter(
-                    ie.instance_uuid.in_(chunk)):
+            for row in run(sa.select(ie.c.instance_uuid,
+                                     *[ie.c[c] for c in cols]).where(
+                    ie.c.instance_uuid.in_(chunk))):
                 extras[row[0]]['extra'] = dict(zip(cols, row[1:]))
     if 'tags' in wanted:
+        tag = models.Tag.__table__
         for uuid in uuids:
             extras[uuid]['tags'] = []
         for chunk in queries.chunks(uuids):
-            for row in context.session.query(models.Tag).filter(
-                    models.Tag.resource_id.in_(chunk)).order_by(
-                    models.Tag.tag):
-                extras[row.resource_id]['tags'].append(
-                    {'resource_id': row.resource_id, 'tag': row.tag})
+            for uuid, name in run(sa.select(tag.c.resource_id, tag.c.tag)
+                                  .where(tag.c.resource_id.in_(chunk))
+                                  .order_by(tag.c.tag)):
+                extras[uuid]['tags'].append({'resource_id': uuid,
+                                             'tag': name})
     if 'fault' in wanted:
         for chunk in queries.chunks(uuids):
             for row in context.session.query(models.InstanceFault).filter(
@@ -271,21 +280,29 @@ def load_extras(context, rows, columns_to_join):
 
 
 def _load_kv(context, model, uuids, extras, name):
+    table = model.__table__
     for uuid in uuids:
         extras[uuid][name] = {}
     for chunk in queries.chunks(uuids):
-        for row in context.session.query(
-                model.instance_uuid, model.key, model.value).filter(
-                model.instance_uuid.in_(chunk), model.deleted == 0):
-            extras[row[0]][name][row[1]] = row[2]
+        for uuid, key, value in context.session.execute(sa.select(
+                table.c.instance_uuid, table.c.key, table.c.value).where(
+                table.c.instance_uuid.in_(chunk), table.c.deleted == 0)):
+            extras[uuid][name][key] = value
+
+
+def _get_row(context, *where):
+    table = models.Instance.__table__
+    return context.session.execute(sa.select(table).where(
+        *where, *queries.read_deleted_clauses(context, table))).first()
 
 
 @main_db_api.pick_context_manager_reader
 def instance_get_by_uuid(context, uuid, columns_to_join=()):
-    query = queries.model_query(context, models.Instance).filter_by(uuid=uuid)
+    table = models.Instance.__table__
+    where = [table.c.uuid == uuid]
     if not getattr(context, 'is_admin', False) and context.project_id:
-        query = query.filter_by(project_id=context.project_id)
-    row = query.first()
+        where.append(table.c.project_id == context.project_id)
+    row = _get_row(context, *where)
     if row is None:
         raise exception.InstanceNotFound(instance_id=uuid)
     return load_extras(context, [row], columns_to_join)[0]
@@ -293,8 +310,7 @@ def instance_get_by_uuid(context, uuid, columns_to_join=()):
 
 @main_db_api.pick_context_manager_reader
 def instance_get(context, instance_id, columns_to_join=()):
-    row = queries.model_query(context, models.Instance).filter_by(
-        id=instance_id).first()
+    row = _get_row(context, models.Instance.__table__.c.id == instance_id)
     if row is None:
         raise exception.InstanceNotFound(instance_id=instance_id)
     return load_extras(context, [row], columns_to_join)[0]
@@ -402,6 +418,27 @@ def instance_create(context, values, extras, columns_to_join=()):
     return load_extras(context, [row], columns_to_join)[0]
 
 
+@functools.lru_cache(maxsize=256)
+def _update_statement(columns, expected):
+    """The UPDATE of ``columns`` with a WHERE for the ``expected``
+    (column, allows NULL) pairs, built once per shape: building and
+    hashing the expression would cost more than running it."""
+    table = models.Instance.__table__
+    where = [table.c.uuid == sa.bindparam('w_uuid'), table.c.deleted == 0]
+    for column, allows_null in expected:
+        clause = table.c[column].in_(
+            sa.bindparam('e_' + column, expanding=True))
+        if allows_null:
+            clause = sa.or_(clause, table.c[column].is_(None))
+        where.append(clause)
+    return sa.update(table).where(*where).values(
+        {column: sa.bindparam('v_' + column) for column in columns})
+
+
+_ROW_BY_UUID = sa.select(models.Instance.__table__).where(
+    models.Instance.__table__.c.uuid == sa.bindparam('uuid'))
+
+
 @queries.writer
 def instance_update(context, uuid, values, extras, expected=None,
                     columns_to_join=()):
@@ -410,95 +447,118 @@ def instance_update(context, uuid, values, extras, expected=None,
     The compare-and-swap happens in the UPDATE's WHERE clause, so two
     services racing on a task state cannot both win.
     """
-    inst = models.Instance
     values = queries.naive_datetimes(dict(values))
-    query = context.session.query(inst).filter(inst.uuid == uuid,
-                                               inst.deleted == 0)
-    for column, allowed in (expected or {}).items():
-        query = query.filter(_column_filter(getattr(inst, column),
-                                            list(allowed)))
+    allowed_by = {column: list(allowed)
+                  for column, allowed in (expected or {}).items()}
     if values:
         values.setdefault('updated_at', timeutils.utcnow())
-        count = query.update(values, synchronize_session=False)
+        params = {'w_uuid': uuid}
+        params.update(('v_' + k, v) for k, v in values.items())
+        params.update(('e_' + k, [v for v in allowed if v is not None])
+                      for k, allowed in allowed_by.items())
+        statement = _update_statement(
+            tuple(sorted(values)),
+            tuple(sorted((k, None in allowed)
+                         for k, allowed in allowed_by.items())))
+        count = context.session.execute(statement, params).rowcount
     else:
-        count = query.count()
+        table = models.Instance.__table__
+        where = [table.c.uuid == uuid, table.c.deleted == 0]
+        for column, allowed in allowed_by.items():
+            where.append(_column_filter(table.c[column], allowed))
+        count = context.session.execute(
+            sa.select(sa.func.count()).select_from(table).where(
+                *where)).scalar()
     if not count:
-        current = context.session.query(inst).filter(
-            inst.uuid == uuid, inst.deleted == 0).first()
-        if current is None:
-            raise exception.InstanceNotFound(instance_id=uuid)
-        actual = {c: getattr(current, c) for c in (expected or {})}
-        if actual.get('task_state') == 'deleting':
-            raise exception.UnexpectedDeletingTaskStateError(
-                instance_uuid=uuid, expected=expected, actual=actual)
-        raise exception.UnexpectedTaskStateError(
-            instance_uuid=uuid, expected=expected, actual=actual)
-    row = context.session.query(inst).filter_by(uuid=uuid).populate_existing(
-        ).first()
+        _raise_update_conflict(context, uuid, expected)
+    # What the database now holds, columns the caller did not write too.
+    row = context.session.execute(_ROW_BY_UUID, {'uuid': uuid}).first()
     if extras:
         _write_extras(context, uuid, row.project_id, row.user_id, extras)
         context.session.flush()
     return load_extras(context, [row], columns_to_join)[0]
 
 
+def _raise_update_conflict(context, uuid, expected):
+    inst = models.Instance
+    current = context.session.query(inst).filter(
+        inst.uuid == uuid, inst.deleted == 0).first()
+    if current is None:
+        raise exception.InstanceNotFound(instance_id=uuid)
+    actual = {c: getattr(current, c) for c in (expected or {})}
+    if actual.get('task_state') == 'deleting':
+        raise exception.UnexpectedDeletingTaskStateError(
+            instance_uuid=uuid, expected=expected, actual=actual)
+    raise exception.UnexpectedTaskStateError(
+        instance_uuid=uuid, expected=expected, actual=actual)
+
+
+# Rows that go with an instance: soft-deleted with it (hard-deleted
+# with it too, with its actions' events).
+_DEPENDENTS = (models.InstanceMetadata, models.InstanceSystemMetadata,
+               models.InstanceInfoCache, models.InstanceFault,
+               models.InstanceExtra, models.BlockDeviceMapping,
+               models.Migration, models.SecurityGroupInstanceAssociation)
+
+
 @queries.writer
 def instance_destroy(context, uuid, host_constraint=None, hard_delete=False,
                      set_deleted_state=True):
-    inst = models.Instance
-    query = context.session.query(inst).filter(inst.uuid == uuid,
-                                               inst.deleted == 0)
+    """Delete an instance and what goes with it; returns (row, {}) with
+    the row as it is left (deleted, deleted_at...)."""
+    table = models.Instance.__table__
+    session = context.session
+    where = [table.c.uuid == uuid, table.c.deleted == 0]
     if host_constraint is not None:
         host = host_constraint[0]
-        query = query.filter(inst.host.is_(None) if host is None
-                             else inst.host == host)
-    row = query.first()
+        where.append(table.c.host.is_(None) if host is None
+                     else table.c.host == host)
+    row = session.execute(sa.select(table).where(*where)).first()
     if row is None:
-        exists = context.session.query(inst.id).filter(
-            inst.uuid == uuid, inst.deleted == 0).first()
+        exists = session.execute(sa.select(table.c.id).where(
+            table.c.uuid == uuid, table.c.deleted == 0)).first()
         if exists is not None:
             raise exception.ObjectActionError(action='destroy',
                                               reason='host changed')
         raise exception.InstanceNotFound(instance_id=uuid)
     now = timeutils.utcnow()
-    dependents = (models.InstanceMetadata, models.InstanceSystemMetadata,
-                  models.InstanceInfoCache, models.InstanceFault,
-                  models.InstanceExtra, models.BlockDeviceMapping,
-                  models.Migration, models.SecurityGroupInstanceAssociation)
-    context.session.query(models.Tag).filter_by(resource_id=uuid).delete(
-        synchronize_session=False)
-    context.session.query(models.ConsoleAuthToken).filter_by(
-        instance_uuid=uuid).delete(synchronize_session=False)
+    result = dict(row._mapping)
+    for model, column in ((models.Tag, 'resource_id'),
+                          (models.ConsoleAuthToken, 'instance_uuid')):
+        dep = model.__table__
+        session.execute(sa.delete(dep).where(dep.c[column] == uuid))
     if hard_delete:
-        for model in dependents + (models.InstanceActionEvent,):
-            if model is models.InstanceActionEvent:
-                actions = sa.select(models.InstanceAction.id).where(
-                    models.InstanceAction.instance_uuid == uuid)
-                context.session.query(model).filter(
-                    model.action_id.in_(actions)).delete(
-                    synchronize_session=False)
-                continue
-            context.session.query(model).filter_by(
-                instance_uuid=uuid).delete(synchronize_session=False)
-        context.session.query(models.InstanceAction).filter_by(
-            instance_uuid=uuid).delete(synchronize_session=False)
-        context.session.delete(row)
-        context.session.flush()
-        row.deleted = row.id
-        row.deleted_at = now
-        return load_extras(context, [row], ())[0]
-    for model in dependents:
-        query = context.session.query(model).filter_by(instance_uuid=uuid,
-                                                       deleted=0)
-        queries.soft_delete(query, model)
+        _hard_delete_dependents(session, uuid)
+        session.execute(sa.delete(table).where(table.c.id == row.id))
+        result.update(deleted=row.id, deleted_at=now)
+        return queries.Row(result), {}
+    for model in _DEPENDENTS:
+        dep = model.__table__
+        queries.soft_delete_where(session, model,
+                                  dep.c.instance_uuid == uuid)
+    changes = {'deleted': row.id, 'deleted_at': now, 'updated_at': now}
     if set_deleted_state:
-        row.vm_state = 'deleted'
-        row.task_state = None
+        changes.update(vm_state='deleted', task_state=None)
         if row.terminated_at is None:
-            row.terminated_at = now
-    row.deleted = row.id
-    row.deleted_at = now
-    row.save(context.session)
-    return load_extras(context, [row], ())[0]
+            changes['terminated_at'] = now
+    session.execute(sa.update(table).where(table.c.id == row.id).values(
+        changes))
+    result.update(changes)
+    return queries.Row(result), {}
+
+
+def _hard_delete_dependents(session, uuid):
+    actions = models.InstanceAction.__table__
+    events = models.InstanceActionEvent.__table__
+    action_ids = sa.select(actions.c.id).where(
+        actions.c.instance_uuid == uuid)
+    session.execute(sa.delete(events).where(
+        events.c.action_id.in_(action_ids)))
+    for model in _DEPENDENTS:
+        dep = model.__table__
+        session.execute(sa.delete(dep).where(dep.c.instance_uuid == uuid))
+    session.execute(sa.delete(actions).where(
+        actions.c.instance_uuid == uuid))
 
 
 @main_db_api.pick_context_manager_reader

@@ -35,12 +35,48 @@ def model_query(context, model, *columns, read_deleted=None,
     return query
 
 
+def read_deleted_clauses(context, table, read_deleted=None):
+    """model_query's filter on soft-deleted rows, as Core clauses."""
+    if read_deleted is None:
+        read_deleted = getattr(context, 'read_deleted', 'no') or 'no'
+    if read_deleted == 'no':
+        return [table.c.deleted == 0]
+    if read_deleted == 'only':
+        return [table.c.deleted != 0]
+    if read_deleted != 'yes':
+        raise exception.InvalidInput(
+            reason='read_deleted must be no, yes or only, not %r'
+            % read_deleted)
+    return []
+
+
 def soft_delete(query, model):
     """Soft-delete the rows ``query`` selects; returns how many."""
     return query.update({'deleted': model.id,
                          'deleted_at': timeutils.utcnow(),
                          'updated_at': model.updated_at},
                         synchronize_session=False)
+
+
+def soft_delete_where(session, model, *where):
+    """soft_delete in one Core UPDATE of the live rows ``where`` selects
+    (no ORM query to build): returns how many."""
+    table = model.__table__
+    return session.execute(sa.update(table).where(
+        table.c.deleted == 0, *where).values(
+        deleted=table.c.id, deleted_at=timeutils.utcnow(),
+        updated_at=table.c.updated_at)).rowcount
+
+
+class Row(dict):
+    """A row read with Core, its columns also readable as attributes
+    (the way code written for ORM rows reads them)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 def chunks(items, size=1000):
