@@ -7,6 +7,7 @@ SoftDeleteMixin expects (``deleted`` = id, ``deleted_at`` = now).
 
 import functools
 
+from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
@@ -17,18 +18,10 @@ from nova_clone import exception
 def model_query(context, model, *columns, read_deleted=None,
                 project_only=False):
     """A query on ``model`` in the session of ``context``'s transaction."""
-    if read_deleted is None:
-        read_deleted = getattr(context, 'read_deleted', 'no') or 'no'
     query = context.session.query(*(columns or (model,)))
     if hasattr(model, 'deleted'):
-        if read_deleted == 'no':
-            query = query.filter(model.deleted == 0)
-        elif read_deleted == 'only':
-            query = query.filter(model.deleted != 0)
-        elif read_deleted != 'yes':
-            raise exception.InvalidInput(
-                reason='read_deleted must be no, yes or only, not %r'
-                % read_deleted)
+        query = query.filter(*read_deleted_clauses(
+            context, model.__table__, read_deleted))
     if project_only and getattr(context, 'project_id', None) and not (
             getattr(context, 'is_admin', False)):
         query = query.filter(model.project_id == context.project_id)
@@ -150,7 +143,6 @@ def save_new(session, model, values, duplicate=None):
     A duplicate key raises ``duplicate`` when given, else oslo.db's error.
     Session-level, so the API database's helpers use it too.
     """
-    from oslo_db import exception as db_exc
     row = model()
     row.update(values)
     try:
