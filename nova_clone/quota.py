@@ -38,25 +38,42 @@ LEGACY_NETWORK_RESOURCES = ('floating_ips', 'fixed_ips', 'security_groups',
 _CLASS, _PROJECT, _USER = 0, 1, 2
 
 
-@api_db_api.context_manager.reader
-def _limit_rows(context, project_id=None, user_id=None):
-    """(level, id, resource, limit) of the default class, the project and
-    the user, in one query: a boot reads them on every request."""
+# Statements of a boot's quota reads, built once with bind parameters
+# (no per-request construction or cache-key computation).
+_STATEMENTS = {}
+
+
+def _limits_statement(with_project, with_user):
+    key = ('limits', with_project, with_user)
+    stmt = _STATEMENTS.get(key)
+    if stmt is not None:
+        return stmt
     qc = api_models.QuotaClass
     parts = [sa.select(sa.literal(_CLASS), qc.id, qc.resource,
                        qc.hard_limit).where(qc.class_name == DEFAULT_CLASS)]
-    if project_id:
+    if with_project:
         pq = api_models.Quota
         parts.append(sa.select(sa.literal(_PROJECT), pq.id, pq.resource,
                                pq.hard_limit).where(
-            pq.project_id == project_id))
-    if project_id and user_id:
+            pq.project_id == sa.bindparam('project_id')))
+    if with_user:
         uq = api_models.ProjectUserQuota
         parts.append(sa.select(sa.literal(_USER), uq.id, uq.resource,
                                uq.hard_limit).where(
-            uq.project_id == project_id, uq.user_id == user_id))
-    query = parts[0] if len(parts) == 1 else sa.union_all(*parts)
-    return [tuple(row) for row in context.session.execute(query)]
+            uq.project_id == sa.bindparam('project_id'),
+            uq.user_id == sa.bindparam('user_id')))
+    stmt = parts[0] if len(parts) == 1 else sa.union_all(*parts)
+    _STATEMENTS[key] = stmt
+    return stmt
+
+
+@api_db_api.context_manager.reader.connection
+def _limit_rows(context, project_id=None, user_id=None):
+    """(level, id, resource, limit) of the default class, the project and
+    the user, in one query: a boot reads them on every request."""
+    stmt = _limits_statement(bool(project_id), bool(project_id and user_id))
+    params = {'project_id': project_id, 'user_id': user_id}
+    return [tuple(row) for row in context.connection.execute(stmt, params)]
 
 
 def _limits_from(rows):
@@ -86,36 +103,58 @@ def get_limits_for(context, project_id, user_id=None):
 
 # -- usage ------------------------------------------------------------------
 
-@api_db_api.context_manager.reader
+def _instance_count_statement(with_user):
+    key = ('instances', with_user)
+    stmt = _STATEMENTS.get(key)
+    if stmt is None:
+        im = api_models.InstanceMapping
+        stmt = sa.select(sa.func.count(im.id)).where(
+            im.project_id == sa.bindparam('project_id'),
+            sa.or_(im.queued_for_delete == sa.false(),
+                   im.queued_for_delete.is_(None)))
+        if with_user:
+            stmt = stmt.where(im.user_id == sa.bindparam('user_id'))
+        _STATEMENTS[key] = stmt
+    return stmt
+
+
+@api_db_api.context_manager.reader.connection
 def _instance_count(context, project_id, user_id=None):
-    im = api_models.InstanceMapping
-    query = context.session.query(sa.func.count(im.id)).filter(
-        im.project_id == project_id,
-        sa.or_(im.queued_for_delete == sa.false(),
-               im.queued_for_delete.is_(None)))
+    stmt = _instance_count_statement(bool(user_id))
+    params = {'project_id': project_id}
     if user_id:
-        query = query.filter(im.user_id == user_id)
-    return query.scalar() or 0
+        params['user_id'] = user_id
+    return context.connection.execute(stmt, params).scalar() or 0
+
+
+def _cell_usage_statement(with_user):
+    key = ('cores_ram', with_user)
+    stmt = _STATEMENTS.get(key)
+    if stmt is None:
+        from nova_clone.db.main import models as main_models
+        inst = main_models.Instance
+        stmt = sa.select(
+            sa.func.coalesce(sa.func.sum(inst.vcpus), 0),
+            sa.func.coalesce(sa.func.sum(inst.memory_mb), 0)).where(
+            inst.deleted == 0, inst.project_id == sa.bindparam('project_id'),
+            sa.or_(inst.vm_state.is_(None),
+                   inst.vm_state != 'soft-delete'))
+        if with_user:
+            stmt = stmt.where(inst.user_id == sa.bindparam('user_id'))
+        _STATEMENTS[key] = stmt
+    return stmt
 
 
 def _cell_usage(cctxt, project_id, user_id):
     from nova_clone.db.main import api as main_db_api
-    from nova_clone.db.main import models as main_models
-
-    @main_db_api.pick_context_manager_reader
-    def count(context):
-        inst = main_models.Instance
-        query = context.session.query(
-            sa.func.coalesce(sa.func.sum(inst.vcpus), 0),
-            sa.func.coalesce(sa.func.sum(inst.memory_mb), 0)).filter(
-            inst.deleted == 0, inst.project_id == project_id,
-            sa.or_(inst.vm_state.is_(None),
-                   inst.vm_state != 'soft-delete'))
-        if user_id:
-            query = query.filter(inst.user_id == user_id)
-        cores, ram = query.one()
-        return int(cores or 0), int(ram or 0)
-    return count(cctxt)
+    stmt = _cell_usage_statement(bool(user_id))
+    params = {'project_id': project_id}
+    if user_id:
+        params['user_id'] = user_id
+    manager = main_db_api.get_context_manager(cctxt)
+    with manager.reader.connection.using(cctxt):
+        cores, ram = cctxt.connection.execute(stmt, params).one()
+    return int(cores or 0), int(ram or 0)
 
 
 def _cells_to_count(context):
@@ -197,7 +236,7 @@ def _headroom(limit, used):
     return max(limit - used, 0)
 
 
-@api_db_api.context_manager.reader
+@api_db_api.context_manager.reader.connection
 def _create_check_reads(context, project_id, user_id):
     """Limits, instance count and cells of a boot: one API-DB transaction
     instead of one per read."""

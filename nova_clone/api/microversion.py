@@ -69,10 +69,20 @@ class APIVersionRequest(object):
         return '<APIVersionRequest %s>' % self.get_string()
 
 
+# Parsed version strings: views compare the request's version with the
+# same few literals ('2.47', '2.98'...) many times per server.
+_PARSED = {}
+
+
 def _coerce(value):
     if isinstance(value, APIVersionRequest):
         return value
-    return APIVersionRequest(value)
+    parsed = _PARSED.get(value)
+    if parsed is None:
+        parsed = APIVersionRequest(value)
+        if len(_PARSED) < 1000:  # literals only in practice; stay bounded
+            _PARSED[value] = parsed
+    return parsed
 
 
 MIN_VERSION = APIVersionRequest(version.MIN_API_VERSION)

@@ -191,8 +191,11 @@ class API:
             if isinstance(requested_networks, list) or \
                     requested_networks in ('auto', 'none'):
                 spec.requested_networks = requested_networks
+            # Each server gets its own copies; the last can take the
+            # template's objects themselves.
             bdms = objects.BlockDeviceMappingList(objects=[
-                b.obj_clone() for b in bdm_template])
+                b.obj_clone() if index < count - 1 else b
+                for b in bdm_template])
             for bdm in bdms:
                 bdm.uuid = uuidutils.generate_uuid()
                 bdm.instance_uuid = uuid
@@ -225,9 +228,10 @@ class API:
 
     @staticmethod
     def _record_in_api_db(context, request_specs, build_requests, mappings):
-        """The three records of every instance in one API-DB transaction."""
+        """The three records of every instance in one API-DB transaction
+        (connection-level: the records are written with Core)."""
         from nova_clone.db.api import api as api_db
-        with api_db.context_manager.writer.using(context):
+        with api_db.context_manager.writer.connection.using(context):
             for spec, br, mapping in zip(request_specs, build_requests,
                                          mappings):
                 spec.create()
@@ -241,6 +245,19 @@ class API:
             raise exception.InstanceNotFound(instance_id=instance_id)
         instance = instance_list.get_one(context, instance_id,
                                          expected_attrs=expected_attrs)
+        return self._visible(context, instance, instance_id)
+
+    def get_for_delete(self, context, instance_id):
+        """(instance, mapping) as ``delete`` uses them: read once for the
+        API's checks and the delete itself."""
+        if not uuidutils.is_uuid_like(instance_id):
+            raise exception.InstanceNotFound(instance_id=instance_id)
+        instance, mapping = instance_list.get_one_and_mapping(
+            context, instance_id, list(api_delete.INSTANCE_ATTRS))
+        return self._visible(context, instance, instance_id), mapping
+
+    @staticmethod
+    def _visible(context, instance, instance_id):
         if not context.is_admin and \
                 instance.project_id != context.project_id:
             raise exception.InstanceNotFound(instance_id=instance_id)
@@ -287,23 +304,26 @@ class API:
         return cell_instance
 
     # -- delete --------------------------------------------------------------
-    def delete(self, context, instance):
-        api_delete.delete(self, context, instance)
+    def delete(self, context, instance, mapping=None):
+        """``mapping``: the instance's, when read with it by
+        get_for_delete."""
+        api_delete.delete(self, context, instance, mapping=mapping)
 
     # -- events -----------------------------------------------------------
-    def external_instance_event(self, context, instances, events):
+    def external_instance_event(self, context, instances, events,
+                                mappings=None):
         """Deliver events to the computes of their instances.
 
         One cast per (cell, host) with that host's instances and events, on
-        the compute-alt topic.
+        the compute-alt topic.  ``mappings`` ({uuid: InstanceMapping}) are
+        the instances' mappings when the caller has them already.
         """
         objects = _objects()
         by_uuid = {i.uuid: i for i in instances}
-        mappings = {}
-        if hasattr(objects.InstanceMappingList, 'get_by_instance_uuids'):
-            for m in objects.InstanceMappingList.get_by_instance_uuids(
-                    context, list(by_uuid)):
-                mappings[m.instance_uuid] = m
+        if mappings is None:
+            mappings = {m.instance_uuid: m for m in
+                        objects.InstanceMappingList.get_by_instance_uuids(
+                            context, list(by_uuid))}
         groups = {}
         for event in events:
             uuid = event['server_uuid'] if isinstance(event, dict) else \

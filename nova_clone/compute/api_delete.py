@@ -21,6 +21,12 @@ from nova_clone import exception
 LOG = logging.getLogger(__name__)
 
 
+# What a delete loads of the instance.  The flavor too: the compute frees
+# its resources by it, and would otherwise lazy-load it through the
+# conductor.
+INSTANCE_ATTRS = ('system_metadata', 'info_cache', 'flavor')
+
+
 def _objects():
     from nova_clone import objects
     return objects
@@ -51,14 +57,21 @@ def _delete_build_request(context, uuid):
     return True
 
 
-def delete(compute_api, context, instance):
+def delete(compute_api, context, instance, mapping=None):
+    """``mapping`` is given when ``instance`` was read with it (from its
+    cell with INSTANCE_ATTRS, or from its build request) just before."""
     objects = _objects()
     _check_lock(context, instance)
     uuid = instance.uuid
-    try:
-        mapping = objects.InstanceMapping.get_by_instance_uuid(context, uuid)
-    except exception.InstanceMappingNotFound:
-        raise exception.InstanceNotFound(instance_id=uuid)
+    # The instance as read with its mapping serves as is; else (or when it
+    # was still a build request) both are read here.
+    reread = mapping is None or mapping.cell_mapping is None
+    if mapping is None:
+        try:
+            mapping = objects.InstanceMapping.get_by_instance_uuid(context,
+                                                                   uuid)
+        except exception.InstanceMappingNotFound:
+            raise exception.InstanceNotFound(instance_id=uuid)
 
     if mapping.cell_mapping is None:
         if _delete_build_request(context, uuid):
@@ -74,12 +87,10 @@ def delete(compute_api, context, instance):
 
     cell = mapping.cell_mapping
     with nova_context.target_cell(context, cell) as cctxt:
-        # The flavor too: the compute frees its resources by it, and would
-        # otherwise lazy-load it through the conductor.
-        instance = objects.Instance.get_by_uuid(
-            cctxt, uuid, expected_attrs=['system_metadata', 'info_cache',
-                                         'flavor'])
-        _check_lock(context, instance)
+        if reread:
+            instance = objects.Instance.get_by_uuid(
+                cctxt, uuid, expected_attrs=list(INSTANCE_ATTRS))
+            _check_lock(context, instance)
         service_up = False
         if instance.host and not cell.is_cell0():
             try:

@@ -197,6 +197,11 @@ class ExternalEventsMixin:
             try:
                 self._handle_external_event(context, instance, event, name,
                                             tag)
+            except exception.NotFound as exc:
+                # Usual for network-vif-deleted while the server is being
+                # deleted: the port goes after the row.
+                LOG.info('Event %s for instance %s not processed: %s',
+                         event_key(name, tag), uuid, exc)
             except Exception:
                 # One bad event must not stop the others of the batch.
                 LOG.exception('Failed to process event %s for instance %s',
@@ -270,6 +275,9 @@ def _save_network_info(instance, network_info):
     try:
         info_cache.network_info = _as_model(network_info)
         info_cache.save()
+    except exception.NotFound:
+        # The instance is gone: the caller decides what that means.
+        raise
     except Exception:
         LOG.warning('Could not save the network info cache of %s',
                     instance.uuid, exc_info=True)

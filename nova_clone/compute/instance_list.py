@@ -39,8 +39,14 @@ def _with_view_attrs(expected_attrs):
 
 def get_one(context, uuid, expected_attrs=None):
     """The instance from its cell, or from its build request."""
+    return get_one_and_mapping(context, uuid,
+                               _with_view_attrs(expected_attrs))[0]
+
+
+def get_one_and_mapping(context, uuid, expected_attrs=None):
+    """(instance, its InstanceMapping) with exactly ``expected_attrs``;
+    the mapping's cell is None for a build request's instance."""
     objects = _objects()
-    expected_attrs = _with_view_attrs(expected_attrs)
     try:
         mapping = objects.InstanceMapping.get_by_instance_uuid(context, uuid)
     except exception.InstanceMappingNotFound:
@@ -48,7 +54,7 @@ def get_one(context, uuid, expected_attrs=None):
     if mapping.cell_mapping is None:
         try:
             return objects.BuildRequest.get_by_instance_uuid(
-                context, uuid).instance
+                context, uuid).instance, mapping
         except exception.BuildRequestNotFound:
             # The conductor may have just moved it into a cell.
             try:
@@ -59,8 +65,8 @@ def get_one(context, uuid, expected_attrs=None):
             if mapping.cell_mapping is None:
                 raise exception.InstanceNotFound(instance_id=uuid)
     with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
-        return objects.Instance.get_by_uuid(cctxt, uuid,
-                                            expected_attrs=expected_attrs)
+        return objects.Instance.get_by_uuid(
+            cctxt, uuid, expected_attrs=expected_attrs), mapping
 
 
 def _value(instance, key):
@@ -123,14 +129,18 @@ def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
     cmp = _compare(keys, dirs)
 
     # 1. Build requests (not yet scheduled): newest work comes first.
+    # They and the cells to ask are read in one API-database transaction.
+    from nova_clone.db.api import api as api_db
     build_marker_found = False
-    try:
-        brs = objects.BuildRequestList.get_by_filters(
-            context, filters, limit=limit, marker=marker,
-            sort_keys=keys[:-1] or None, sort_dirs=dirs[:-1] or None)
-        build_marker_found = marker is not None
-    except exception.MarkerNotFound:
-        brs = []
+    with api_db.context_manager.reader.connection.using(context):
+        try:
+            brs = objects.BuildRequestList.get_by_filters(
+                context, filters, limit=limit, marker=marker,
+                sort_keys=keys[:-1] or None, sort_dirs=dirs[:-1] or None)
+            build_marker_found = marker is not None
+        except exception.MarkerNotFound:
+            brs = []
+        cells = _cells(context, filters)
     result = [br.instance for br in brs]
     if limit is not None and len(result) >= limit:
         return objects.InstanceList(objects=result[:limit])
@@ -175,7 +185,6 @@ def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
             cctxt, filters, sort_keys=keys, sort_dirs=dirs, limit=cell_limit,
             marker=cell_marker, expected_attrs=expected_attrs)
 
-    cells = _cells(context, filters)
     answers = {}
     if cells:
         answers = nova_context.scatter_gather_cells(

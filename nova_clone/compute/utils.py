@@ -82,11 +82,18 @@ class EventReporter:
         return False
 
 
+@functools.lru_cache(maxsize=None)
+def _signature(function):
+    # inspect.signature rebuilds the signature on every call; the wrapped
+    # methods run on every build and delete.
+    return inspect.signature(function)
+
+
 def _get_call_arg(function, name, args, kwargs):
     if name in kwargs:
         return kwargs[name]
     try:
-        bound = inspect.signature(function).bind_partial(*args, **kwargs)
+        bound = _signature(function).bind_partial(*args, **kwargs)
     except TypeError:
         return None
     return bound.arguments.get(name)

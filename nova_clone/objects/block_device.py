@@ -138,7 +138,7 @@ class BlockDeviceMapping(base.NovaPersistentObject, base.NovaObject,
                                               reason='already created')
         values = self._values()
         values.setdefault('uuid', uuidutils.generate_uuid())
-        row = queries.create_row(
+        row = queries.create_row_core(
             self._context, models.BlockDeviceMapping, values,
             duplicate=exception.DuplicateRecord(target=values['uuid']))
         self._from_db_object(self._context, self, row)
@@ -156,7 +156,7 @@ class BlockDeviceMapping(base.NovaPersistentObject, base.NovaObject,
         values = self._values()
         if not values:
             return
-        row = queries.update_row(
+        row = queries.update_row_core(
             self._context, models.BlockDeviceMapping, self.id, values,
             exception.BlockDeviceMappingNotFound(id=self.id))
         self._from_db_object(self._context, self, row)

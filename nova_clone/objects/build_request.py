@@ -7,7 +7,6 @@ the API can show and list the server meanwhile.
 
 import re
 
-from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
@@ -52,14 +51,19 @@ class BuildRequest(base.NovaObject):
     }
 
     @staticmethod
-    def _from_db_object(context, req, db_req):
+    def _from_db_object(context, req, db_req, written=None):
+        """``written``: {column: object} of the objects whose
+        serializations ``db_req`` was just written from; they serve as
+        they are instead of being read back from their text."""
+        written = written or {}
         req.id = db_req.id
         req.instance_uuid = db_req.instance_uuid
         req.project_id = db_req.project_id
         req.created_at = db_req.created_at
         req.updated_at = db_req.updated_at
         try:
-            instance = _load(db_req.instance)
+            instance = (written['instance'] if 'instance' in written
+                        else _load(db_req.instance))
         except Exception as exc:
             # An object this process cannot read (a newer version): treat
             # the request as gone rather than failing every listing.
@@ -85,10 +89,12 @@ class BuildRequest(base.NovaObject):
                 instance.updated_at = db_req.updated_at
             instance.obj_reset_changes()
             req.instance = instance
-        bdms = _load(db_req.block_device_mappings)
+        bdms = (written['block_device_mappings']
+                if 'block_device_mappings' in written
+                else _load(db_req.block_device_mappings))
         if bdms is not None:
             req.block_device_mappings = bdms
-        tags = _load(db_req.tags)
+        tags = written['tags'] if 'tags' in written else _load(db_req.tags)
         if tags is not None:
             req.tags = tags
         req._context = context
@@ -96,13 +102,14 @@ class BuildRequest(base.NovaObject):
         return req
 
     @staticmethod
-    @api_db_api.context_manager.reader
     def _get_by_instance_uuid_from_db(context, instance_uuid):
-        db_req = context.session.query(api_models.BuildRequest).filter_by(
-            instance_uuid=instance_uuid).first()
-        if not db_req:
+        # Core (api_db_api.select_rows): every show of a server being
+        # scheduled reads its build request.
+        rows = api_db_api.select_rows(context, api_models.BuildRequest,
+                                      {'instance_uuid': instance_uuid})
+        if not rows:
             raise exception.BuildRequestNotFound(uuid=instance_uuid)
-        return db_req
+        return rows[0]
 
     @base.remotable_classmethod
     def get_by_instance_uuid(cls, context, instance_uuid):
@@ -123,16 +130,11 @@ class BuildRequest(base.NovaObject):
         return updates
 
     @staticmethod
-    @api_db_api.context_manager.writer
     def _create_in_db(context, updates):
-        db_req = api_models.BuildRequest()
-        db_req.update(updates)
-        try:
-            db_req.save(context.session)
-        except db_exc.DBDuplicateEntry:
-            raise exception.BuildRequestAlreadyExists(
-                uuid=updates.get('instance_uuid'))
-        return db_req
+        return api_db_api.insert_row(
+            context, api_models.BuildRequest, updates,
+            duplicate=exception.BuildRequestAlreadyExists(
+                uuid=updates.get('instance_uuid')))
 
     @base.remotable
     def create(self):
@@ -143,9 +145,14 @@ class BuildRequest(base.NovaObject):
             if not self.obj_attr_is_set('instance'):
                 raise exception.ObjectActionError(
                     action='create', reason='instance_uuid must be set')
-        db_req = self._create_in_db(self._context,
-                                    self._get_update_primitives())
-        self._from_db_object(self._context, self, db_req)
+        updates = self._get_update_primitives()
+        db_req = self._create_in_db(self._context, updates)
+        # The objects just serialized are what reading the row back would
+        # give (a boot would otherwise deserialize its instance again).
+        written = {name: getattr(self, name) for name in
+                   ('instance', 'block_device_mappings', 'tags')
+                   if name in updates}
+        self._from_db_object(self._context, self, db_req, written)
 
     @staticmethod
     @api_db_api.context_manager.writer
@@ -253,12 +260,12 @@ class BuildRequestList(base.ObjectListBase, base.NovaObject):
     }
 
     @staticmethod
-    @api_db_api.context_manager.reader
     def _get_all_from_db(context):
-        query = context.session.query(api_models.BuildRequest)
-        if not context.is_admin:
-            query = query.filter_by(project_id=context.project_id)
-        return query.order_by(api_models.BuildRequest.id).all()
+        # Core: every server list reads them.
+        filters = {} if context.is_admin else {
+            'project_id': context.project_id}
+        return api_db_api.select_rows(context, api_models.BuildRequest,
+                                      filters)
 
     @classmethod
     def _load_all(cls, context):

@@ -97,7 +97,8 @@ class CellMappingList(base.ObjectListBase, base.NovaObject):
 
     @base.remotable_classmethod
     def get_all(cls, context):
-        db_mappings = api_db_api.get_rows(context, api_models.CellMapping)
+        # Core: every server list and boot reads the cells.
+        db_mappings = api_db_api.select_rows(context, api_models.CellMapping)
         return base.obj_make_list(context, cls(), CellMapping, db_mappings)
 
     @staticmethod

@@ -210,7 +210,7 @@ class ComputeNode(base.NovaPersistentObject, base.NovaObject):
                                               reason='already created')
         updates = self.obj_get_changes()
         updates.setdefault('uuid', uuidutils.generate_uuid())
-        row = queries.create_row(
+        row = queries.create_row_core(
             self._context, models.ComputeNode, self._db_values(updates),
             duplicate=exception.DuplicateRecord(target=updates['uuid']))
         self._from_db_object(self._context, self, row)
@@ -222,7 +222,7 @@ class ComputeNode(base.NovaPersistentObject, base.NovaObject):
         updates.pop('uuid', None)
         if not updates:
             return
-        row = queries.update_row(
+        row = queries.update_row_core(
             self._context, models.ComputeNode, self.id,
             self._db_values(updates),
             exception.ComputeHostNotFound(host=self.id))

@@ -21,21 +21,49 @@ def _query(context):
         orm.selectinload(api_models.Flavors.extra_specs))
 
 
+_SELECTS = {}
+
+
+def _select_one(key):
+    """SELECT of the flavor whose column ``key`` equals :value (built
+    once)."""
+    stmt = _SELECTS.get(key)
+    if stmt is None:
+        flavors = api_models.Flavors.__table__
+        stmt = _SELECTS[key] = sa.select(flavors).where(
+            flavors.c[key] == sa.bindparam('value')).limit(1)
+    return stmt
+
+
+def _select_specs():
+    stmt = _SELECTS.get('specs')
+    if stmt is None:
+        specs = api_models.FlavorExtraSpecs.__table__
+        stmt = _SELECTS['specs'] = sa.select(specs.c.key, specs.c.value).where(
+            specs.c.flavor_id == sa.bindparam('flavor_id'))
+    return stmt
+
+
 def _get_one(context, **filters):
-    db_flavor = _query(context).filter_by(**filters).first()
-    if not db_flavor:
+    # Core statements: every boot reads its flavor (and its extra specs,
+    # in a second query as the ORM's selectinload did).
+    (key, value), = filters.items()
+    row = context.connection.execute(_select_one(key),
+                                     {'value': value}).mappings().first()
+    if row is None:
         if 'flavorid' in filters:
             raise exception.FlavorNotFound(flavor_id=filters['flavorid'])
         if 'name' in filters:
             raise exception.FlavorNotFoundByName(flavor_name=filters['name'])
         raise exception.FlavorNotFound(flavor_id=filters.get('id'))
-    return _to_dict(db_flavor)
+    values = {name: row[name] for name in _ROW_FIELDS}
+    values['extra_specs'] = dict(context.connection.execute(
+        _select_specs(), {'flavor_id': row['id']}).all())
+    return values
 
 
 def _to_dict(db_flavor):
-    values = {key: getattr(db_flavor, key) for key in Flavor.fields
-              if key not in OPTIONAL_FIELDS and
-              key not in ('deleted_at', 'deleted')}
+    values = {key: getattr(db_flavor, key) for key in _ROW_FIELDS}
     values['extra_specs'] = {s.key: s.value for s in db_flavor.extra_specs}
     return values
 
@@ -102,7 +130,7 @@ class Flavor(base.NovaPersistentObject, base.NovaObject,
     # -- reads -------------------------------------------------------------
 
     @staticmethod
-    @api_db_api.context_manager.reader
+    @api_db_api.context_manager.reader.connection
     def _flavor_get_from_db(context, **filters):
         return _get_one(context, **filters)
 
@@ -350,6 +378,12 @@ class Flavor(base.NovaPersistentObject, base.NovaObject,
             self._flavor_destroy(self._context, flavor_id=self.id)
         else:
             self._flavor_destroy(self._context, flavorid=self.flavorid)
+
+
+# The fields a flavors row holds.
+_ROW_FIELDS = tuple(key for key in Flavor.fields
+                    if key not in OPTIONAL_FIELDS and
+                    key not in ('deleted_at', 'deleted'))
 
 
 @api_db_api.context_manager.reader

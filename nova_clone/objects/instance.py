@@ -333,14 +333,21 @@ class Instance(base.NovaPersistentObject, base.NovaObject,
         db_inst = db.instance_update(self._context, self.uuid, values,
                                      extras, expected=expected or None)
         row = db_inst[0]
-        # Take back what the database decided (updated_at, etc.).
+        # Take back what the database decided (updated_at, etc.), and what
+        # other writers changed.  Setting a field coerces its value: only
+        # the values that differ from ours are set.
+        stored = self.__dict__
         for name in self.fields:
             if name in _NOT_COLUMNS or name in changes:
                 continue
-            if self.obj_attr_is_set(name):
-                value = getattr(row, name)
-                setattr(self, name, bool(value) if name in _BOOL_COLUMNS
-                        else value)
+            current = stored.get('_obj_' + name, _UNSET)
+            if current is _UNSET:
+                continue
+            value = getattr(row, name)
+            if name in _BOOL_COLUMNS:
+                value = bool(value)
+            if not _same_value(current, value):
+                setattr(self, name, value)
         self.updated_at = row.updated_at
         if 'info_cache' in changes and self.info_cache is not None:
             self.info_cache.obj_reset_changes()
@@ -441,6 +448,17 @@ class Instance(base.NovaPersistentObject, base.NovaObject,
         self.vcpus = flavor.vcpus
         self.root_gb = flavor.root_gb
         self.ephemeral_gb = flavor.ephemeral_gb
+
+
+_UNSET = object()
+
+
+def _same_value(current, value):
+    """Whether a field holding ``current`` would hold it still once set
+    to the column value ``value`` (a naive datetime becomes UTC)."""
+    if isinstance(value, datetime.datetime) and value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.timezone.utc)
+    return type(current) is type(value) and current == value
 
 
 def _as_list(value):

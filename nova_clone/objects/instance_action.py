@@ -63,12 +63,12 @@ def _action_for_event(context, values, with_event=False):
         actions.c.instance_uuid == values['instance_uuid'],
         *queries.read_deleted_clauses(context, actions)).order_by(
         *order).limit(1)
-    action = context.session.execute(query.where(
+    action = queries.connection(context).execute(query.where(
         actions.c.request_id == values['request_id'])).first()
     if action is not None:
         return action, True
     if not getattr(context, 'project_id', None):
-        action = context.session.execute(query).first()
+        action = queries.connection(context).execute(query).first()
         if action is not None:
             return action, False
     raise exception.InstanceActionNotFound(
@@ -78,16 +78,15 @@ def _action_for_event(context, values, with_event=False):
 
 def _event_row(context, event_id):
     events = models.InstanceActionEvent.__table__
-    return context.session.execute(sa.select(events).where(
+    return queries.connection(context).execute(sa.select(events).where(
         events.c.id == event_id)).first()
 
 
-@queries.writer
+@queries.connection_writer
 def _action_start(context, values):
-    row = models.InstanceAction()
-    row.update(queries.naive_datetimes(values))
-    row.save(context.session)
-    return row
+    return queries.insert_row(queries.connection(context),
+                              models.InstanceAction,
+                              queries.naive_datetimes(values))
 
 
 @queries.writer
@@ -145,46 +144,136 @@ def _event_columns(values):
             if k not in ('instance_uuid', 'request_id')}
 
 
-@queries.writer
+# On MySQL an event is recorded in two statements instead of three: one
+# UPDATE ... ORDER BY ... LIMIT 1 both touches the request's newest action
+# and, through LAST_INSERT_ID(id), tells its id, then the event is written.
+# Starting with the action's row lock also makes concurrent events of one
+# action queue on it (with the INSERT first, its foreign key check takes a
+# shared lock on the action row, which the UPDATE then has to upgrade).
+
+_NEWEST_FIRST = 'ORDER BY created_at DESC, id DESC LIMIT 1'
+
+
+_READ_DELETED_SQL = {'no': ' AND deleted = 0', 'only': ' AND deleted != 0',
+                     'yes': ''}
+
+
+def _deleted_sql(context):
+    """The context's read_deleted_clauses() as SQL text."""
+    read_deleted = getattr(context, 'read_deleted', 'no') or 'no'
+    if read_deleted not in _READ_DELETED_SQL:
+        queries.read_deleted_clauses(context,
+                                     models.InstanceAction.__table__)
+    return _READ_DELETED_SQL[read_deleted]
+
+
+@functools.lru_cache(maxsize=None)
+def _touch_action_sql(deleted, error):
+    message = ", message = 'Error'" if error else ''
+    return sa.text(
+        'UPDATE instance_actions SET updated_at = :updated_at%s, '
+        'id = LAST_INSERT_ID(id) WHERE instance_uuid = :instance_uuid '
+        'AND request_id = :request_id%s %s' % (message, deleted,
+                                              _NEWEST_FIRST))
+
+
+@functools.lru_cache(maxsize=None)
+def _finish_event_sql(deleted, columns):
+    sets = ', '.join('%s = :%s' % (column, column) for column in columns)
+    return sa.text(
+        'UPDATE instance_actions_events SET %s, id = LAST_INSERT_ID(id) '
+        'WHERE action_id = :action_id AND event = :event%s %s' % (
+            sets, deleted, _NEWEST_FIRST))
+
+
+def _touch_action(context, values, time, error=False):
+    """MySQL: the id of the request's newest action, its updated_at set
+    to ``time`` (and its message to Error); None when there is none."""
+    result = queries.connection(context).execute(
+        _touch_action_sql(_deleted_sql(context), error),
+        {'updated_at': time, 'instance_uuid': values['instance_uuid'],
+         'request_id': values['request_id']})
+    return result.lastrowid if result.rowcount else None
+
+
+def _is_mysql(context):
+    return queries.connection(context).dialect.name == 'mysql'
+
+
+@queries.connection_writer
 def _event_start(context, values, want_row=True):
     queries.naive_datetimes(values)
-    action, touch = _action_for_event(context, values)
-    events = models.InstanceActionEvent.__table__
+    action_id = None
+    if _is_mysql(context):
+        action_id = _touch_action(context, values, values['start_time'])
+    if action_id is None:
+        action, touch = _action_for_event(context, values)
+        action_id = action.id
+        if touch:
+            actions = models.InstanceAction.__table__
+            queries.connection(context).execute(sa.update(actions).where(
+                actions.c.id == action.id).values(
+                updated_at=values['start_time']))
     row = _event_columns(values)
-    row['action_id'] = action.id
-    result = context.session.execute(sa.insert(events).values(row))
-    if touch:
-        actions = models.InstanceAction.__table__
-        context.session.execute(sa.update(actions).where(
-            actions.c.id == action.id).values(
-            updated_at=values['start_time']))
+    row['action_id'] = action_id
+    event = queries.insert_row(queries.connection(context),
+                               models.InstanceActionEvent, row)
     if want_row:
-        return _event_row(context, result.inserted_primary_key[0])
+        return _event_row(context, event['id'])
 
 
-@queries.writer
+def _finish_event_mysql(context, values, error):
+    """_event_finish's writes in two statements; None when the request
+    has no action (the caller then looks further)."""
+    action_id = _touch_action(context, values, values['finish_time'],
+                              error=error)
+    if action_id is None:
+        return None
+    columns = _event_columns(values)
+    # A Core UPDATE sets updated_at by itself (the column's onupdate).
+    columns.setdefault('updated_at', timeutils.utcnow())
+    params = dict(columns, action_id=action_id, event=values['event'])
+    result = queries.connection(context).execute(_finish_event_sql(
+        _deleted_sql(context), tuple(sorted(columns))), params)
+    if not result.rowcount:
+        raise exception.InstanceActionEventNotFound(
+            action_id=action_id, event=values['event'])
+    return result.lastrowid
+
+
+@queries.connection_writer
 def _event_finish(context, values, want_row=True):
     queries.naive_datetimes(values)
+    error = (values.get('result') or '').lower() == 'error'
+    event_id = None
+    if _is_mysql(context):
+        event_id = _finish_event_mysql(context, values, error)
+    if event_id is None:
+        event_id = _finish_event(context, values, error)
+    if want_row:
+        return _event_row(context, event_id)
+
+
+def _finish_event(context, values, error):
     action, touch = _action_for_event(context, values, with_event=True)
     events = models.InstanceActionEvent.__table__
     event_id = action.event_id
     if event_id is None:
         raise exception.InstanceActionEventNotFound(
             action_id=action.id, event=values['event'])
-    context.session.execute(sa.update(events).where(
+    conn = queries.connection(context)
+    conn.execute(sa.update(events).where(
         events.c.id == event_id).values(_event_columns(values)))
     changes = {}
-    if ((values.get('result') or '').lower() == 'error' and
-            action.message != 'Error'):
+    if error and action.message != 'Error':
         changes['message'] = 'Error'
     if touch:
         changes['updated_at'] = values['finish_time']
     if changes:
         actions = models.InstanceAction.__table__
-        context.session.execute(sa.update(actions).where(
+        conn.execute(sa.update(actions).where(
             actions.c.id == action.id).values(changes))
-    if want_row:
-        return _event_row(context, event_id)
+    return event_id
 
 
 @main_db_api.pick_context_manager_reader

@@ -11,10 +11,6 @@ from nova_clone.objects import cell_mapping as cell_mapping_obj
 from nova_clone.objects import fields
 
 
-# Every mapping is read together with its cell (None until scheduled).
-_CELL = ('cell_mapping',)
-
-
 @base.NovaObjectRegistry.register
 class InstanceMapping(base.NovaTimestampObject, base.NovaObject):
     VERSION = '1.2'
@@ -48,34 +44,34 @@ class InstanceMapping(base.NovaTimestampObject, base.NovaObject):
         instance_mapping._context = context
         return instance_mapping
 
+    # Reads and writes go through Core statements joined with the cell
+    # (db.api.api *_with_cell): every request about a server reads its
+    # mapping.
     @base.remotable_classmethod
     def get_by_instance_uuid(cls, context, instance_uuid):
-        db_mapping = api_db_api.get_row(
+        db_mapping = api_db_api.get_row_with_cell(
             context, api_models.InstanceMapping,
             {'instance_uuid': instance_uuid},
-            exception.InstanceMappingNotFound(uuid=instance_uuid),
-            relations=_CELL)
+            exception.InstanceMappingNotFound(uuid=instance_uuid))
         return cls._from_db_object(context, cls(), db_mapping)
 
     @base.remotable
     def create(self):
         changes = cell_mapping_obj.changes_with_cell_id(self)
         changes.setdefault('queued_for_delete', False)
-        db_mapping = api_db_api.create_row(
+        db_mapping = api_db_api.insert_row_with_cell(
             self._context, api_models.InstanceMapping, changes,
             duplicate=exception.InstanceMappingExists(
-                uuid=changes.get('instance_uuid')),
-            relations=_CELL)
+                uuid=changes.get('instance_uuid')))
         self._from_db_object(self._context, self, db_mapping)
 
     @base.remotable
     def save(self):
         changes = cell_mapping_obj.changes_with_cell_id(self)
-        db_mapping = api_db_api.update_row(
+        db_mapping = api_db_api.update_row_with_cell(
             self._context, api_models.InstanceMapping,
             {'instance_uuid': self.instance_uuid}, changes,
-            exception.InstanceMappingNotFound(uuid=self.instance_uuid),
-            relations=_CELL)
+            exception.InstanceMappingNotFound(uuid=self.instance_uuid))
         self._from_db_object(self._context, self, db_mapping)
 
     @base.remotable
@@ -95,8 +91,8 @@ class InstanceMappingList(base.ObjectListBase, base.NovaObject):
 
     @staticmethod
     def _query(context, **filters):
-        return api_db_api.get_rows(context, api_models.InstanceMapping,
-                                   filters, relations=_CELL)
+        return api_db_api.get_rows_with_cell(
+            context, api_models.InstanceMapping, filters)
 
     @classmethod
     def _make(cls, context, db_mappings):

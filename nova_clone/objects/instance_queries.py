@@ -223,7 +223,7 @@ def load_extras(context, rows, columns_to_join):
     extras = {uuid: {} for uuid in uuids}
     if not uuids:
         return []
-    run = context.session.execute
+    run = queries.connection(context).execute
     if 'metadata' in wanted:
         _load_kv(context, models.InstanceMetadata, uuids, extras, 'metadata')
     if 'system_metadata' in wanted:
@@ -269,12 +269,12 @@ def load_extras(context, rows, columns_to_join):
                 extras[uuid]['tags'].append({'resource_id': uuid,
                                              'tag': name})
     if 'fault' in wanted:
+        fault = models.InstanceFault.__table__
         for chunk in queries.chunks(uuids):
-            for row in context.session.query(models.InstanceFault).filter(
-                    models.InstanceFault.instance_uuid.in_(chunk),
-                    models.InstanceFault.deleted == 0).order_by(
-                    models.InstanceFault.created_at.desc(),
-                    models.InstanceFault.id.desc()):
+            for row in run(sa.select(fault).where(
+                    fault.c.instance_uuid.in_(chunk),
+                    fault.c.deleted == 0).order_by(
+                    fault.c.created_at.desc(), fault.c.id.desc())):
                 extras[row.instance_uuid].setdefault('fault', row)
     return [(row, extras[row.uuid]) for row in rows]
 
@@ -284,138 +284,259 @@ def _load_kv(context, model, uuids, extras, name):
     for uuid in uuids:
         extras[uuid][name] = {}
     for chunk in queries.chunks(uuids):
-        for uuid, key, value in context.session.execute(sa.select(
+        for uuid, key, value in queries.connection(context).execute(sa.select(
                 table.c.instance_uuid, table.c.key, table.c.value).where(
                 table.c.instance_uuid.in_(chunk), table.c.deleted == 0)):
             extras[uuid][name][key] = value
 
 
-def _get_row(context, *where):
+@functools.lru_cache(maxsize=None)
+def _row_select(key, by_project, read_deleted):
+    """The instance whose ``key`` (uuid or id), and project, are given."""
     table = models.Instance.__table__
-    return context.session.execute(sa.select(table).where(
-        *where, *queries.read_deleted_clauses(context, table))).first()
+    where = [table.c[key] == sa.bindparam('key')]
+    if by_project:
+        where.append(table.c.project_id == sa.bindparam('project_id'))
+    where += queries.read_deleted_clauses(None, table, read_deleted)
+    return queries.WideRow(table, *where)
 
 
-@main_db_api.pick_context_manager_reader
+def _get_row(context, key, value, project_id=None):
+    read_deleted = getattr(context, 'read_deleted', 'no') or 'no'
+    return _row_select(key, project_id is not None, read_deleted).first(
+        queries.connection(context), {'key': value, 'project_id': project_id})
+
+
+@queries.connection_reader
 def instance_get_by_uuid(context, uuid, columns_to_join=()):
-    table = models.Instance.__table__
-    where = [table.c.uuid == uuid]
+    project_id = None
     if not getattr(context, 'is_admin', False) and context.project_id:
-        where.append(table.c.project_id == context.project_id)
-    row = _get_row(context, *where)
+        project_id = context.project_id
+    row = _get_row(context, 'uuid', uuid, project_id)
     if row is None:
         raise exception.InstanceNotFound(instance_id=uuid)
     return load_extras(context, [row], columns_to_join)[0]
 
 
-@main_db_api.pick_context_manager_reader
+@queries.connection_reader
 def instance_get(context, instance_id, columns_to_join=()):
-    row = _get_row(context, models.Instance.__table__.c.id == instance_id)
+    row = _get_row(context, 'id', instance_id)
     if row is None:
         raise exception.InstanceNotFound(instance_id=instance_id)
     return load_extras(context, [row], columns_to_join)[0]
 
 
 # -- writes -----------------------------------------------------------------
+# Core statements storing what the ORM's unit of work stored: the same
+# rows and values, and like a flush, an UPDATE only of values that differ
+# (with updated_at).  A new instance has no rows in the other tables yet,
+# so creating one writes them without reading first.
 
-def _set_kv(context, model, instance_uuid, wanted):
-    rows = {row.key: row for row in context.session.query(model).filter_by(
-        instance_uuid=instance_uuid, deleted=0)}
-    for key, row in rows.items():
-        if key not in wanted:
-            row.soft_delete(context.session)
-        elif row.value != wanted[key]:
-            row.value = wanted[key]
-    for key, value in wanted.items():
-        if key not in rows:
-            context.session.add(model(instance_uuid=instance_uuid, key=key,
-                                      value=value))
+@functools.lru_cache(maxsize=None)
+def _live_kv(table):
+    return sa.select(table.c.id, table.c.key, table.c.value).where(
+        table.c.instance_uuid == sa.bindparam('uuid'), table.c.deleted == 0)
+
+
+@functools.lru_cache(maxsize=None)
+def _soft_delete_ids(table):
+    # As SoftDeleteMixin.soft_delete() and the flush after it.
+    return sa.update(table).where(
+        table.c.id.in_(sa.bindparam('w_ids', expanding=True))).values(
+        deleted=table.c.id, deleted_at=sa.bindparam('v_now'),
+        updated_at=sa.bindparam('v_now'))
+
+
+@functools.lru_cache(maxsize=None)
+def _set_value(table):
+    return sa.update(table).where(table.c.id == sa.bindparam('w_id')).values(
+        value=sa.bindparam('v_value'), updated_at=sa.bindparam('v_now'))
+
+
+def _set_kv(context, model, instance_uuid, wanted, new=False):
+    """Make the live key/value rows of an instance hold ``wanted``."""
+    table = model.__table__
+    conn = queries.connection(context)
+    rows = {}
+    if not new:
+        rows = {row.key: row for row in conn.execute(
+            _live_kv(table), {'uuid': instance_uuid})}
+    now = timeutils.utcnow()
+    stale = [row.id for key, row in rows.items() if key not in wanted]
+    if stale:
+        conn.execute(_soft_delete_ids(table), {'w_ids': stale, 'v_now': now})
+    changed = [{'w_id': row.id, 'v_value': wanted[key], 'v_now': now}
+               for key, row in rows.items()
+               if key in wanted and row.value != wanted[key]]
+    if changed:
+        conn.execute(_set_value(table), changed)
+    queries.insert_rows(conn, model, [
+        {'instance_uuid': instance_uuid, 'key': key, 'value': value}
+        for key, value in wanted.items() if key not in rows])
+    return dict(wanted)
+
+
+_SG = models.SecurityGroup.__table__
+_SGA = models.SecurityGroupInstanceAssociation.__table__
+_GROUP_BY_NAME = sa.select(_SG.c.id, _SG.c.name).where(
+    _SG.c.project_id == sa.bindparam('project_id'),
+    _SG.c.name == sa.bindparam('name'), _SG.c.deleted == 0)
 
 
 def _create_security_group(context, project_id, user_id, name):
     """Get or create the project's group: concurrent first boots of a
     project race to create ``default``; the loser takes the winner's row."""
-    sg = models.SecurityGroup
+    conn = queries.connection(context)
     try:
-        with context.session.begin_nested():
-            group = sg(name=name, project_id=project_id, user_id=user_id,
-                       description=name)
-            context.session.add(group)
-            context.session.flush()
-        return group
+        with conn.begin_nested():
+            return queries.insert_row(
+                conn, models.SecurityGroup,
+                {'name': name, 'project_id': project_id, 'user_id': user_id,
+                 'description': name})
     except db_exc.DBDuplicateEntry:
         # A locking read: under MySQL's REPEATABLE READ a plain SELECT
         # would still see this transaction's snapshot, without the row.
-        return context.session.query(sg).filter_by(
-            project_id=project_id, name=name,
-            deleted=0).with_for_update(read=True).one()
+        return conn.execute(_GROUP_BY_NAME.with_for_update(read=True), {
+            'project_id': project_id, 'name': name}).one()
 
 
 def _set_security_groups(context, instance_uuid, project_id, user_id,
-                         names):
-    sga = models.SecurityGroupInstanceAssociation
-    sg = models.SecurityGroup
-    current = context.session.query(sga).filter_by(
-        instance_uuid=instance_uuid, deleted=0).all()
-    for assoc in current:
-        assoc.soft_delete(context.session)
+                         names, new=False):
+    """Associate the instance with the groups ``names`` (only); returns
+    the names as the groups spell them."""
+    conn = queries.connection(context)
+    if not new:
+        # As soft_delete() on each: the flush sets updated_at too.
+        now = timeutils.utcnow()
+        conn.execute(sa.update(_SGA).where(
+            _SGA.c.instance_uuid == instance_uuid, _SGA.c.deleted == 0).values(
+            deleted=_SGA.c.id, deleted_at=now, updated_at=now))
+    associations, stored = [], []
     for name in dict.fromkeys(names or []):
-        group = context.session.query(sg).filter_by(
-            project_id=project_id, name=name, deleted=0).first()
+        group = conn.execute(_GROUP_BY_NAME.limit(1), {
+            'project_id': project_id, 'name': name}).first()
         if group is None:
             group = _create_security_group(context, project_id, user_id,
                                            name)
-        context.session.add(sga(instance_uuid=instance_uuid,
-                                security_group_id=group.id))
+        associations.append({'instance_uuid': instance_uuid,
+                             'security_group_id': group.id})
+        stored.append(group.name)
+    queries.insert_rows(conn, models.SecurityGroupInstanceAssociation,
+                        associations)
+    return stored
 
 
-def _set_extra(context, instance_uuid, values):
-    row = context.session.query(models.InstanceExtra).filter_by(
-        instance_uuid=instance_uuid).first()
-    if row is None:
-        row = models.InstanceExtra(instance_uuid=instance_uuid)
-        context.session.add(row)
-    for key, value in values.items():
-        setattr(row, key, value)
+_EXTRA = models.InstanceExtra.__table__
+_EXTRA_ID = sa.select(_EXTRA.c.id).where(
+    _EXTRA.c.instance_uuid == sa.bindparam('uuid')).limit(1)
 
 
-def _write_extras(context, uuid, project_id, user_id, extras):
+def _set_extra(context, instance_uuid, values, new=False):
+    conn = queries.connection(context)
+    found = None if new else conn.execute(
+        _EXTRA_ID, {'uuid': instance_uuid}).first()
+    if found is None:
+        values = dict(values, instance_uuid=instance_uuid)
+        queries.insert_row(conn, models.InstanceExtra, values)
+    elif values:
+        # These columns are deferred: the ORM wrote them without comparing.
+        conn.execute(sa.update(_EXTRA).where(_EXTRA.c.id == found.id).values(
+            dict(values, updated_at=timeutils.utcnow())))
+
+
+_CACHE = models.InstanceInfoCache.__table__
+_CACHE_ROW = sa.select(_CACHE.c.id, _CACHE.c.network_info).where(
+    _CACHE.c.instance_uuid == sa.bindparam('uuid')).limit(1)
+_SET_CACHE = sa.update(_CACHE).where(
+    _CACHE.c.id == sa.bindparam('w_id')).values(
+    network_info=sa.bindparam('v_network_info'),
+    updated_at=sa.bindparam('v_now'))
+
+
+def _set_info_cache(context, instance_uuid, network_info, new=False):
+    conn = queries.connection(context)
+    found = None if new else conn.execute(
+        _CACHE_ROW, {'uuid': instance_uuid}).first()
+    if found is None:
+        queries.insert_row(conn, models.InstanceInfoCache, {
+            'instance_uuid': instance_uuid, 'network_info': network_info})
+    elif found.network_info != network_info:
+        conn.execute(_SET_CACHE, {'w_id': found.id,
+                                  'v_network_info': network_info,
+                                  'v_now': timeutils.utcnow()})
+
+
+def _set_tags(context, instance_uuid, tags, new=False):
+    conn = queries.connection(context)
+    tag = models.Tag.__table__
+    if not new:
+        conn.execute(sa.delete(tag).where(
+            tag.c.resource_id == instance_uuid))
+    tags = list(dict.fromkeys(tags))
+    queries.insert_rows(conn, models.Tag, [
+        {'resource_id': instance_uuid, 'tag': name} for name in tags])
+    return tags
+
+
+def _write_extras(context, uuid, project_id, user_id, extras, new=False):
+    """Store ``extras``; returns them as load_extras() would now read
+    them.  ``new``: the instance was just inserted, so has none yet."""
+    stored = {}
     if 'metadata' in extras:
-        _set_kv(context, models.InstanceMetadata, uuid, extras['metadata'])
+        stored['metadata'] = _set_kv(context, models.InstanceMetadata, uuid,
+                                     extras['metadata'], new)
     if 'system_metadata' in extras:
-        _set_kv(context, models.InstanceSystemMetadata, uuid,
-                extras['system_metadata'])
+        stored['system_metadata'] = _set_kv(
+            context, models.InstanceSystemMetadata, uuid,
+            extras['system_metadata'], new)
     if 'security_groups' in extras:
-        _set_security_groups(context, uuid, project_id, user_id,
-                             extras['security_groups'])
+        stored['security_groups'] = _set_security_groups(
+            context, uuid, project_id, user_id, extras['security_groups'],
+            new)
     if 'extra' in extras:
-        _set_extra(context, uuid, extras['extra'])
+        _set_extra(context, uuid, extras['extra'], new)
+        stored['extra'] = extras['extra']
     if 'info_cache' in extras:
-        cache = context.session.query(models.InstanceInfoCache).filter_by(
-            instance_uuid=uuid).first()
-        if cache is None:
-            cache = models.InstanceInfoCache(instance_uuid=uuid)
-            context.session.add(cache)
-        cache.network_info = extras['info_cache']
+        _set_info_cache(context, uuid, extras['info_cache'], new)
+        stored['info_cache'] = extras['info_cache']
     if 'tags' in extras:
-        context.session.query(models.Tag).filter_by(
-            resource_id=uuid).delete(synchronize_session=False)
-        for tag in dict.fromkeys(extras['tags']):
-            context.session.add(models.Tag(resource_id=uuid, tag=tag))
+        stored['tags'] = _set_tags(context, uuid, extras['tags'], new)
+    return stored
 
 
-@queries.writer
+def _new_extras(uuid, stored, columns_to_join):
+    """load_extras()'s answer for an instance just created with
+    ``stored`` (all its rows in the other tables).  Tags come in code
+    point order, not the column's collation: Instance.create keeps the
+    TagList it was given anyway."""
+    wanted = set(columns_to_join or ())
+    extras = {}
+    for name, empty in (('metadata', {}), ('system_metadata', {}),
+                        ('security_groups', [])):
+        if name in wanted:
+            extras[name] = stored.get(name, empty)
+    if 'info_cache' in wanted and 'info_cache' in stored:
+        extras['info_cache'] = stored['info_cache']
+    extra_cols = {EXTRA_COLUMNS[x] for x in wanted if x in EXTRA_COLUMNS}
+    if extra_cols and 'extra' in stored:
+        extras['extra'] = {col: stored['extra'].get(col)
+                           for col in sorted(extra_cols)}
+    if 'tags' in wanted:
+        extras['tags'] = [{'resource_id': uuid, 'tag': name}
+                          for name in sorted(stored.get('tags', ()))]
+    return extras
+
+
+@queries.connection_writer
 def instance_create(context, values, extras, columns_to_join=()):
-    row = models.Instance()
-    row.update(queries.naive_datetimes(values))
-    context.session.add(row)
-    context.session.flush()
+    row = queries.insert_row(queries.connection(context), models.Instance,
+                             queries.naive_datetimes(values))
     extras = dict(extras)
     extras.setdefault('info_cache', '[]')
     extras.setdefault('extra', {})
-    _write_extras(context, row.uuid, row.project_id, row.user_id, extras)
-    context.session.flush()
-    return load_extras(context, [row], columns_to_join)[0]
+    stored = _write_extras(context, row.uuid, row.project_id, row.user_id,
+                           extras, new=True)
+    return row, _new_extras(row.uuid, stored, columns_to_join)
 
 
 @functools.lru_cache(maxsize=256)
@@ -435,11 +556,12 @@ def _update_statement(columns, expected):
         {column: sa.bindparam('v_' + column) for column in columns})
 
 
-_ROW_BY_UUID = sa.select(models.Instance.__table__).where(
+_ROW_BY_UUID = queries.WideRow(
+    models.Instance.__table__,
     models.Instance.__table__.c.uuid == sa.bindparam('uuid'))
 
 
-@queries.writer
+@queries.connection_writer
 def instance_update(context, uuid, values, extras, expected=None,
                     columns_to_join=()):
     """Update an instance; ``expected`` = {column: allowed values}.
@@ -447,6 +569,7 @@ def instance_update(context, uuid, values, extras, expected=None,
     The compare-and-swap happens in the UPDATE's WHERE clause, so two
     services racing on a task state cannot both win.
     """
+    conn = queries.connection(context)
     values = queries.naive_datetimes(dict(values))
     allowed_by = {column: list(allowed)
                   for column, allowed in (expected or {}).items()}
@@ -460,29 +583,28 @@ def instance_update(context, uuid, values, extras, expected=None,
             tuple(sorted(values)),
             tuple(sorted((k, None in allowed)
                          for k, allowed in allowed_by.items())))
-        count = context.session.execute(statement, params).rowcount
+        count = conn.execute(statement, params).rowcount
     else:
         table = models.Instance.__table__
         where = [table.c.uuid == uuid, table.c.deleted == 0]
         for column, allowed in allowed_by.items():
             where.append(_column_filter(table.c[column], allowed))
-        count = context.session.execute(
+        count = conn.execute(
             sa.select(sa.func.count()).select_from(table).where(
                 *where)).scalar()
     if not count:
         _raise_update_conflict(context, uuid, expected)
     # What the database now holds, columns the caller did not write too.
-    row = context.session.execute(_ROW_BY_UUID, {'uuid': uuid}).first()
+    row = _ROW_BY_UUID.first(conn, {'uuid': uuid})
     if extras:
         _write_extras(context, uuid, row.project_id, row.user_id, extras)
-        context.session.flush()
     return load_extras(context, [row], columns_to_join)[0]
 
 
 def _raise_update_conflict(context, uuid, expected):
-    inst = models.Instance
-    current = context.session.query(inst).filter(
-        inst.uuid == uuid, inst.deleted == 0).first()
+    table = models.Instance.__table__
+    current = queries.connection(context).execute(sa.select(table).where(
+        table.c.uuid == uuid, table.c.deleted == 0)).first()
     if current is None:
         raise exception.InstanceNotFound(instance_id=uuid)
     actual = {c: getattr(current, c) for c in (expected or {})}
@@ -501,63 +623,110 @@ _DEPENDENTS = (models.InstanceMetadata, models.InstanceSystemMetadata,
                models.Migration, models.SecurityGroupInstanceAssociation)
 
 
-@queries.writer
+# Deleted with an instance (not soft-deleted).
+_REMOVED = ((models.Tag, 'resource_id'),
+            (models.ConsoleAuthToken, 'instance_uuid'))
+# What instance_destroy reads of the instance row.
+_DESTROY_COLUMNS = ('id', 'vm_state', 'task_state', 'terminated_at',
+                    'updated_at')
+
+
+@functools.lru_cache(maxsize=None)
+def _destroy_read(host_constraint):
+    """The live instance row's columns destroy needs, whether it is on
+    the host constrained to ("none", "host" or None for no constraint),
+    and, for each table in _REMOVED then _DEPENDENTS, whether it holds a
+    row to delete: only those get a statement.  (A row that another
+    transaction commits after this read stays, as one it would commit
+    just after the destroy does.)"""
+    table = models.Instance.__table__
+    uuid = sa.bindparam('uuid')
+    columns = [table.c[name] for name in _DESTROY_COLUMNS]
+    if host_constraint == 'none':
+        columns.append(table.c.host.is_(None).label('on_host'))
+    elif host_constraint == 'host':
+        columns.append((table.c.host == sa.bindparam('host')).label(
+            'on_host'))
+    for index, (model, column) in enumerate(_REMOVED):
+        dep = model.__table__
+        columns.append(sa.exists().where(dep.c[column] == uuid).label(
+            'removed_%d' % index))
+    for index, model in enumerate(_DEPENDENTS):
+        dep = model.__table__
+        columns.append(sa.exists().where(
+            dep.c.instance_uuid == uuid, dep.c.deleted == 0).label(
+            'dependent_%d' % index))
+    return sa.select(*columns).where(table.c.uuid == uuid,
+                                     table.c.deleted == 0)
+
+
+@functools.lru_cache(maxsize=None)
+def _soft_delete_dependents(table):
+    # As queries.soft_delete: updated_at left as it was.
+    return sa.update(table).where(
+        table.c.deleted == 0,
+        table.c.instance_uuid == sa.bindparam('w_uuid')).values(
+        deleted=table.c.id, deleted_at=sa.bindparam('v_now'),
+        updated_at=table.c.updated_at)
+
+
+@queries.connection_writer
 def instance_destroy(context, uuid, host_constraint=None, hard_delete=False,
                      set_deleted_state=True):
     """Delete an instance and what goes with it; returns (row, {}) with
-    the row as it is left (deleted, deleted_at...)."""
+    the row as it is left (deleted, deleted_at, vm_state, task_state,
+    terminated_at, updated_at)."""
     table = models.Instance.__table__
-    session = context.session
-    where = [table.c.uuid == uuid, table.c.deleted == 0]
+    conn = queries.connection(context)
+    params = {'uuid': uuid}
+    constraint = None
     if host_constraint is not None:
         host = host_constraint[0]
-        where.append(table.c.host.is_(None) if host is None
-                     else table.c.host == host)
-    row = session.execute(sa.select(table).where(*where)).first()
+        constraint = 'none' if host is None else 'host'
+        params['host'] = host
+    row = conn.execute(_destroy_read(constraint), params).first()
     if row is None:
-        exists = session.execute(sa.select(table.c.id).where(
-            table.c.uuid == uuid, table.c.deleted == 0)).first()
-        if exists is not None:
-            raise exception.ObjectActionError(action='destroy',
-                                              reason='host changed')
         raise exception.InstanceNotFound(instance_id=uuid)
+    if constraint is not None and not row.on_host:
+        raise exception.ObjectActionError(action='destroy',
+                                          reason='host changed')
     now = timeutils.utcnow()
-    result = dict(row._mapping)
-    for model, column in ((models.Tag, 'resource_id'),
-                          (models.ConsoleAuthToken, 'instance_uuid')):
-        dep = model.__table__
-        session.execute(sa.delete(dep).where(dep.c[column] == uuid))
+    result = {name: getattr(row, name) for name in _DESTROY_COLUMNS}
+    for index, (model, column) in enumerate(_REMOVED):
+        if hard_delete or getattr(row, 'removed_%d' % index):
+            dep = model.__table__
+            conn.execute(sa.delete(dep).where(dep.c[column] == uuid))
     if hard_delete:
-        _hard_delete_dependents(session, uuid)
-        session.execute(sa.delete(table).where(table.c.id == row.id))
+        _hard_delete_dependents(conn, uuid)
+        conn.execute(sa.delete(table).where(table.c.id == row.id))
         result.update(deleted=row.id, deleted_at=now)
         return queries.Row(result), {}
-    for model in _DEPENDENTS:
-        dep = model.__table__
-        queries.soft_delete_where(session, model,
-                                  dep.c.instance_uuid == uuid)
+    for index, model in enumerate(_DEPENDENTS):
+        if getattr(row, 'dependent_%d' % index):
+            conn.execute(_soft_delete_dependents(model.__table__),
+                         {'w_uuid': uuid, 'v_now': now})
     changes = {'deleted': row.id, 'deleted_at': now, 'updated_at': now}
     if set_deleted_state:
         changes.update(vm_state='deleted', task_state=None)
         if row.terminated_at is None:
             changes['terminated_at'] = now
-    session.execute(sa.update(table).where(table.c.id == row.id).values(
+    conn.execute(sa.update(table).where(table.c.id == row.id).values(
         changes))
     result.update(changes)
     return queries.Row(result), {}
 
 
-def _hard_delete_dependents(session, uuid):
+def _hard_delete_dependents(conn, uuid):
     actions = models.InstanceAction.__table__
     events = models.InstanceActionEvent.__table__
     action_ids = sa.select(actions.c.id).where(
         actions.c.instance_uuid == uuid)
-    session.execute(sa.delete(events).where(
+    conn.execute(sa.delete(events).where(
         events.c.action_id.in_(action_ids)))
     for model in _DEPENDENTS:
         dep = model.__table__
-        session.execute(sa.delete(dep).where(dep.c.instance_uuid == uuid))
-    session.execute(sa.delete(actions).where(
+        conn.execute(sa.delete(dep).where(dep.c.instance_uuid == uuid))
+    conn.execute(sa.delete(actions).where(
         actions.c.instance_uuid == uuid))
 
 

@@ -5,7 +5,6 @@ versioned object, so resize, migrate, evacuate and unshelve can schedule
 the instance again with its original constraints.
 """
 
-from oslo_db import exception as db_exc
 from oslo_serialization import jsonutils
 
 from nova_clone.db.api import api as api_db_api
@@ -320,17 +319,26 @@ class RequestSpec(base.NovaObject):
     # -- persistence -------------------------------------------------------
 
     def _spec_for_storage(self):
-        spec = self.obj_clone()
-        for name in _NOT_PERSISTED:
-            if name in spec.fields and spec.obj_attr_is_set(name):
-                delattr(spec, name)
-        if spec.obj_attr_is_set('instance_group') and spec.instance_group:
+        if self.obj_attr_is_set('instance_group') and self.instance_group:
+            spec = self.obj_clone()
             # Members and hosts change all the time; reload on use.
             group = spec.instance_group
             for name in ('members', 'hosts'):
                 if name in group.fields and group.obj_attr_is_set(name):
                     setattr(group, name, None)
-        return jsonutils.dumps(spec.obj_to_primitive())
+        else:
+            spec = self
+        # The primitive of the spec less the fields never stored: what a
+        # clone without them would give, without copying the spec.
+        primitive = spec.obj_to_primitive()
+        data = primitive['nova_object.data']
+        for name in _NOT_PERSISTED:
+            data.pop(name, None)
+        changes = primitive.pop('nova_object.changes', None)
+        changes = [name for name in changes or () if name in data]
+        if changes:
+            primitive['nova_object.changes'] = changes
+        return jsonutils.dumps(primitive)
 
     @staticmethod
     def _from_db_object(context, spec, db_spec):
@@ -360,15 +368,12 @@ class RequestSpec(base.NovaObject):
         return cls._from_db_object(context, cls(), db_spec)
 
     @staticmethod
-    @api_db_api.context_manager.writer
     def _create_in_db(context, instance_uuid, spec_text):
-        db_spec = api_models.RequestSpec(instance_uuid=instance_uuid,
-                                         spec=spec_text)
-        try:
-            db_spec.save(context.session)
-        except db_exc.DBDuplicateEntry:
-            raise exception.RequestSpecExists(instance_uuid=instance_uuid)
-        return db_spec.id
+        return api_db_api.insert_row(
+            context, api_models.RequestSpec,
+            {'instance_uuid': instance_uuid, 'spec': spec_text},
+            duplicate=exception.RequestSpecExists(
+                instance_uuid=instance_uuid))['id']
 
     @base.remotable
     def create(self):

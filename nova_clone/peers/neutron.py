@@ -91,8 +91,29 @@ FIELDS = {
 }
 
 
-def make_store(url):
-    return store_mod.Store(url, TABLES)
+def _port_ips(port):
+    net = port.get('network_id')
+    return [(net, ip.get('ip_address')) for ip in port.get('fixed_ips') or ()
+            if isinstance(ip, dict)]
+
+
+def _port_mac(port):
+    return ((port.get('network_id'), port.get('mac_address')),)
+
+
+# What the stand-in looks documents up by, on every boot and delete.
+INDEXES = {
+    'neutron_ports': {'device_id': store_mod.field('device_id'),
+                      'network_id': store_mod.field('network_id'),
+                      'ip': _port_ips, 'mac': _port_mac},
+    'neutron_subnets': {'network_id': store_mod.field('network_id')},
+    'neutron_bindings': {'port_id': store_mod.field('port_id')},
+}
+
+
+def make_store(url, cache=True):
+    """The stand-in's store; it is the only writer of its database."""
+    return store_mod.Store(url, TABLES, cache=cache, indexes=INDEXES)
 
 
 def _type_error(key, value):
@@ -125,6 +146,9 @@ class NeutronApp(neutron_groups.GroupsMixin, neutron_ports.PortsMixin,
         self.store = store
         self.notifier = notifier
         self.send_vif_plugged = send_vif_plugged
+        self._ip_hints = {}
+        store.watch('neutron_ports', self._ports_written)
+        store.watch('neutron_subnets', self._subnets_written)
         r = self.route
         r('GET', '/', self.versions)
         r('GET', '/v2.0', self.version)
@@ -294,8 +318,8 @@ class NeutronApp(neutron_groups.GroupsMixin, neutron_ports.PortsMixin,
 
     def net_view(self, req, net):
         view = dict(net)
-        view['subnets'] = [s['id'] for s in self.store.all('neutron_subnets')
-                           if s['network_id'] == net['id']]
+        view['subnets'] = [s['id'] for s in self.store.all(
+            'neutron_subnets', where={'network_id': [net['id']]})]
         return view
 
     def list_network(self, req):
@@ -320,7 +344,7 @@ class NeutronApp(neutron_groups.GroupsMixin, neutron_ports.PortsMixin,
         net_type = values.get('provider:network_type', 'vxlan')
         segment = values.get('provider:segmentation_id')
         if segment is None and net_type in ('vxlan', 'geneve', 'vlan'):
-            segment = 1 + len(self.store.all('neutron_networks'))
+            segment = 1 + self.store.count('neutron_networks')
         net = {
             'name': values.get('name', ''), 'admin_state_up':
             values.get('admin_state_up', True), 'status': 'ACTIVE',
@@ -362,17 +386,17 @@ class NeutronApp(neutron_groups.GroupsMixin, neutron_ports.PortsMixin,
         with self.store.transaction():
             net = self.get_visible(req, 'neutron_networks', 'Network', ident)
             self.check_owner(req, net)
-            ports = [p for p in self.store.all('neutron_ports')
-                     if p['network_id'] == ident and
-                     not p['device_owner'].startswith('network:')]
+            ports = [p for p in self.store.all('neutron_ports',
+                                               where={'network_id': [ident]})
+                     if not p['device_owner'].startswith('network:')]
             if ports:
                 raise neutron_error(
                     409, 'NetworkInUse',
                     'Unable to complete operation on network %s. There are '
                     'one or more ports still in use on the network.' % ident)
-            for sub in self.store.all('neutron_subnets'):
-                if sub['network_id'] == ident:
-                    self.store.delete('neutron_subnets', sub['id'])
+            for sub in self.store.all('neutron_subnets',
+                                      where={'network_id': [ident]}):
+                self.store.delete('neutron_subnets', sub['id'])
             self.store.delete('neutron_networks', ident)
         return web.empty_response(204)
 
@@ -438,10 +462,9 @@ class NeutronApp(neutron_groups.GroupsMixin, neutron_ports.PortsMixin,
                           % (cidr, version))
         if cidr.size < 4:
             raise invalid('Invalid CIDR %s: too small' % cidr)
-        for other in self.store.all('neutron_subnets'):
-            if other['network_id'] == net['id'] and netaddr.IPNetwork(
-                    other['cidr']) in cidr or \
-                    other['network_id'] == net['id'] and \
+        for other in self.store.all('neutron_subnets',
+                                    where={'network_id': [net['id']]}):
+            if netaddr.IPNetwork(other['cidr']) in cidr or \
                     cidr in netaddr.IPNetwork(other['cidr']):
                 raise neutron_error(
                     400, 'BadRequest', 'Invalid input for operation: '

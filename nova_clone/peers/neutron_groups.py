@@ -32,6 +32,11 @@ class GroupsMixin:
         """Every project has a 'default' group, made on first use."""
         if not project_id:
             return None
+        # Asked on every network listing: look without the write lock.
+        for sg in self.store.all('neutron_security_groups',
+                                 project_id=project_id):
+            if sg['name'] == 'default':
+                return sg
         with self.store.transaction():
             for sg in self.store.all('neutron_security_groups',
                                      project_id=project_id):

@@ -77,36 +77,102 @@ class PortsMixin:
         return web.PeerError(status, message, kind)
 
     # -- IP and MAC allocation ---------------------------------------------
+    #
+    # The store indexes ports by (network, IP) and (network, MAC), so a
+    # check costs the same however many ports there are.  A new port gets
+    # the first free address of its subnet's pools; ``_ip_hints`` keeps, per
+    # subnet, the place from which that walk may start (every address
+    # before it is taken), moved back whenever an address is freed.
 
-    def _network_ports(self, network_id):
-        return self.store.all('neutron_ports',
-                              where={'network_id': [network_id]})
+    def _ip_taken(self, network_id, address, skip_port=None):
+        return any(p['id'] != skip_port for p in self.store.lookup(
+            'neutron_ports', 'ip', (network_id, address)))
 
-    def _used_ips(self, network_id, skip_port=None, ports=None):
-        used = set()
-        if ports is None:
-            ports = self._network_ports(network_id)
-        for port in ports:
-            if port['id'] != skip_port:
-                used.update(ip['ip_address'] for ip in port['fixed_ips'])
-        return used
+    def _next_ip(self, subnet, taken, hint=False):
+        """First free address of ``subnet``'s pools, in pool order.
 
-    def _next_ip(self, subnet, used):
-        for pool in subnet['allocation_pools']:
+        ``taken(address)`` is 'port' when another port holds the address,
+        true when this request already handed it out.  With ``hint`` (a
+        new port: none of the network's addresses is its own) the walk
+        starts where the last one may, and leaves the place for the next.
+        """
+        gateway = subnet.get('gateway_ip')
+        start = self._ip_hints.get(subnet['id']) if hint else None
+        first_free = None
+        for index, pool in enumerate(subnet['allocation_pools']):
             addr = netaddr.IPAddress(pool['start'])
             end = netaddr.IPAddress(pool['end'])
+            if start is not None:
+                if index < start[0]:
+                    continue
+                if index == start[0] and int(addr) < start[1]:
+                    addr = netaddr.IPAddress(start[1], addr.version)
             while addr <= end:
-                if str(addr) not in used and str(addr) != \
-                        subnet.get('gateway_ip'):
-                    return str(addr)
+                text = str(addr)
+                if text != gateway:
+                    state = taken(text)
+                    if state != 'port' and first_free is None:
+                        first_free = (index, int(addr))
+                    if not state:
+                        if hint:
+                            self._remember_hint(subnet, first_free)
+                        return text
                 addr += 1
+        if hint and first_free is not None:
+            self._remember_hint(subnet, first_free)
         return None
 
+    def _remember_hint(self, subnet, place):
+        ranges = []
+        for pool in subnet['allocation_pools']:
+            first = netaddr.IPAddress(pool['start'])
+            ranges.append((int(first), int(netaddr.IPAddress(pool['end']))))
+        self._ip_hints[subnet['id']] = (place[0], place[1], first.version,
+                                        ranges)
+
+    def _ports_written(self, old, new):
+        """Store watcher: a freed address moves its subnet's hint back."""
+        if old is None and new is None:
+            self._ip_hints.clear()
+            return
+        if old is None or not self._ip_hints:
+            return
+        kept = {ip.get('ip_address') for ip in (new or {}).get(
+            'fixed_ips') or ()}
+        for ip in old.get('fixed_ips') or ():
+            if ip.get('ip_address') not in kept:
+                self._free_ip(ip.get('ip_address'))
+
+    def _free_ip(self, address):
+        try:
+            addr = netaddr.IPAddress(address)
+        except (netaddr.AddrFormatError, ValueError, TypeError):
+            return
+        value = int(addr)
+        for sub_id, (index, at, version, ranges) in list(
+                self._ip_hints.items()):
+            if version != addr.version:
+                continue
+            for pos, (first, last) in enumerate(ranges):
+                if first <= value <= last:
+                    if (pos, value) < (index, at):
+                        self._ip_hints[sub_id] = (pos, value, version,
+                                                  ranges)
+                    break
+
+    def _subnets_written(self, old, new):
+        """Store watcher: a changed subnet (gateway, pools) walks afresh."""
+        if old is None and new is None:
+            self._ip_hints.clear()
+        for doc in (old, new):
+            if doc is not None:
+                self._ip_hints.pop(doc['id'], None)
+
     def _allocate(self, network, requested, port_id=None, current=(),
-                  ports=None):
-        subnets = [s for s in self.store.all('neutron_subnets')
-                   if s['network_id'] == network['id']]
-        used = self._used_ips(network['id'], skip_port=port_id, ports=ports)
+                  new_port=False):
+        net_id = network['id']
+        subnets = self.store.all('neutron_subnets',
+                                 where={'network_id': [net_id]})
         result = []
         if requested is None:
             for version in (4, 6):
@@ -120,6 +186,13 @@ class PortsMixin:
             raise self._invalid('fixed_ips must be a list')
         by_id = {s['id']: s for s in subnets}
         kept = {ip['ip_address'] for ip in current}
+
+        def taken(address):
+            # 'port': another port has it; True: this request has it.
+            if self._ip_taken(net_id, address, skip_port=port_id):
+                return 'port'
+            return any(r['ip_address'] == address for r in result)
+
         for entry in requested:
             if not isinstance(entry, dict):
                 raise self._invalid('Invalid data format for fixed IP')
@@ -131,7 +204,7 @@ class PortsMixin:
                     raise self._invalid(
                         'Failed to create port on network %s, because '
                         'fixed_ips included invalid subnet %s'
-                        % (network['id'], entry['subnet_id']))
+                        % (net_id, entry['subnet_id']))
             if address:
                 try:
                     ip = netaddr.IPAddress(address)
@@ -145,9 +218,7 @@ class PortsMixin:
                 if sub is None or ip not in netaddr.IPNetwork(sub['cidr']):
                     raise self._invalid('IP address %s is not a valid IP for'
                                         ' the specified subnet.' % address)
-                if (str(ip) in used or str(ip) in
-                        [r['ip_address'] for r in result]) and \
-                        str(ip) not in kept:
+                if taken(str(ip)) and str(ip) not in kept:
                     raise self._err(409, 'IpAddressAlreadyAllocated',
                                     'IP address %s already allocated in '
                                     'subnet %s' % (ip, sub['id']))
@@ -156,12 +227,11 @@ class PortsMixin:
                 continue
             if sub is None:
                 raise self._invalid('Invalid fixed IP %s' % (entry,))
-            taken = used | {r['ip_address'] for r in result}
-            address = self._next_ip(sub, taken)
+            address = self._next_ip(sub, taken, hint=new_port)
             if address is None:
                 raise self._err(409, 'IpAddressGenerationFailure',
                                 'No more IP addresses available on network '
-                                '%s.' % network['id'])
+                                '%s.' % net_id)
             result.append({'subnet_id': sub['id'], 'ip_address': address})
         return result
 
@@ -169,10 +239,10 @@ class PortsMixin:
         return self._err(400, 'InvalidInput',
                          'Invalid input for operation: %s.' % message)
 
-    def _mac(self, network_id, requested=None, ports=None):
-        if ports is None:
-            ports = self._network_ports(network_id)
-        macs = {p['mac_address'] for p in ports}
+    def _mac(self, network_id, requested=None):
+        def in_use(mac):
+            return bool(self.store.lookup('neutron_ports', 'mac',
+                                          (network_id, mac)))
         if requested:
             try:
                 mac = str(netaddr.EUI(requested,
@@ -180,7 +250,7 @@ class PortsMixin:
             except (netaddr.AddrFormatError, ValueError, TypeError):
                 raise self._invalid("'%s' is not a valid MAC address"
                                     % requested)
-            if mac in macs:
+            if in_use(mac):
                 raise self._err(409, 'MacAddressInUse',
                                 'Unable to complete operation for network %s.'
                                 ' The mac address %s is in use.'
@@ -189,7 +259,7 @@ class PortsMixin:
         while True:
             mac = 'fa:16:3e:%02x:%02x:%02x' % tuple(
                 random.randint(0, 255) for _ in range(3))
-            if mac not in macs:
+            if not in_use(mac):
                 return mac
 
     # -- ports -------------------------------------------------------------
@@ -260,15 +330,12 @@ class PortsMixin:
                 default = self.ensure_default_sg(owner)
                 groups = [default['id']] if sec_on and default else []
             self._check_groups(req, groups)
-            # One read of the network's ports for both MAC and IP.
-            net_ports = self._network_ports(net['id'])
             port = {
                 'name': values.get('name', ''),
                 'network_id': net['id'],
                 'admin_state_up': values.get('admin_state_up', True),
                 'mac_address': self._mac(net['id'],
-                                         values.get('mac_address'),
-                                         ports=net_ports),
+                                         values.get('mac_address')),
                 'fixed_ips': [],
                 'device_id': values.get('device_id', ''),
                 'device_owner': values.get('device_owner', ''),
@@ -293,7 +360,7 @@ class PortsMixin:
             self.stamp(port, owner, create=True)
             port['fixed_ips'] = self._allocate(net, values.get('fixed_ips'),
                                                port_id=port['id'],
-                                               ports=net_ports)
+                                               new_port=True)
             old = dict(port)
             if values.get('binding:host_id'):
                 self._bind(port, values['binding:host_id'])
@@ -367,9 +434,9 @@ class PortsMixin:
         with self.store.transaction():
             port = self._port(req, port_id)
             self.store.delete('neutron_ports', port_id)
-            for binding in self.store.all('neutron_bindings'):
-                if binding['port_id'] == port_id:
-                    self.store.delete('neutron_bindings', binding['id'])
+            for binding in self.store.all('neutron_bindings',
+                                          where={'port_id': [port_id]}):
+                self.store.delete('neutron_bindings', binding['id'])
         if _is_server_port(port):
             self.notifier.notify('network-vif-deleted', port['device_id'],
                                  port_id)
@@ -423,10 +490,10 @@ class PortsMixin:
         active = self._active_binding(port)
         if active:
             out.append(active)
-        for binding in self.store.all('neutron_bindings'):
-            if binding['port_id'] == port['id']:
-                out.append({k: v for k, v in binding.items()
-                            if k not in ('id', 'port_id')})
+        for binding in self.store.all('neutron_bindings',
+                                      where={'port_id': [port['id']]}):
+            out.append({k: v for k, v in binding.items()
+                        if k not in ('id', 'port_id')})
         return out
 
     def _binding_not_found(self, port_id, host):

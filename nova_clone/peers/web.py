@@ -7,10 +7,13 @@ keystonemiddleware's auth_token and oslo.middleware's request_id in front.
 """
 
 import re
+import threading
+import time
 
 import webob
 import webob.dec
 from keystonemiddleware import auth_token
+from keystonemiddleware.auth_token import _request as auth_request
 from oslo_log import log as logging
 from oslo_middleware import request_id
 from oslo_serialization import jsonutils
@@ -49,12 +52,13 @@ class Caller:
     """Who asks, from the headers keystonemiddleware sets."""
 
     def __init__(self, environ):
-        headers = webob.Request(environ).headers
-        self.user_id = headers.get('X-User-Id')
-        self.project_id = headers.get('X-Project-Id')
+        # The headers as WSGI names them (what webob's headers read).
+        self.user_id = environ.get('HTTP_X_USER_ID')
+        self.project_id = environ.get('HTTP_X_PROJECT_ID')
         self.roles = [r.strip().lower() for r in
-                      (headers.get('X-Roles') or '').split(',') if r.strip()]
-        self.token = headers.get('X-Auth-Token')
+                      (environ.get('HTTP_X_ROLES') or '').split(',')
+                      if r.strip()]
+        self.token = environ.get('HTTP_X_AUTH_TOKEN')
 
     @property
     def is_admin(self):
@@ -186,9 +190,113 @@ class _PublicPaths:
         return self.protected(environ, start_response)
 
 
+def _auth_environ_keys():
+    """The environ keys auth_token strips from a request or sets on it."""
+    try:
+        names = list(auth_request._AuthTokenRequest.blank(
+            '/')._all_auth_headers())
+    except Exception:
+        return None   # another keystonemiddleware: never skip auth_token
+    names.append(auth_request._AuthTokenRequest._SYSTEM_SCOPE_HEADER)
+    return tuple('HTTP_' + n.upper().replace('-', '_') for n in names)
+
+
+_AUTH_KEYS = _auth_environ_keys()
+_TOKEN_KEYS = ('keystone.token_auth', 'keystone.token_info')
+
+
+class _TokenMemo:
+    """auth_token's answer for a token pair it accepted a moment ago.
+
+    Validating a token from auth_token's cache costs more CPU than most
+    stand-in requests, and Nova sends the same user and service tokens
+    many times a second.  For ``ttl`` seconds (never past a token's
+    expiry) the same X-Auth-Token/X-Service-Token pair gets the identity
+    headers auth_token gave it, without auth_token: the ones a client sent
+    are stripped first, as auth_token does.  Tokens whose acceptance
+    depends on the request (bind, application credential access rules)
+    always go through auth_token, as does anything it did not accept.
+    """
+
+    MAX_ENTRIES = 512
+
+    def __init__(self, app, ttl):
+        self.app = app
+        self.protected = None
+        self.ttl = ttl
+        self._known = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        token = environ.get('HTTP_X_AUTH_TOKEN')
+        if token:
+            hit = self._known.get((token,
+                                   environ.get('HTTP_X_SERVICE_TOKEN')))
+            if hit is not None and hit[0] > time.time():
+                for key in _AUTH_KEYS:
+                    environ.pop(key, None)
+                environ.update(hit[1])
+                return self.app(environ, start_response)
+        return self.protected(environ, start_response)
+
+    def behind_auth_token(self, environ, start_response):
+        """The app as auth_token calls it: remember what it accepted."""
+        if self.ttl:
+            try:
+                self._remember(environ)
+            except Exception:
+                LOG.debug('Not remembering a token', exc_info=True)
+        return self.app(environ, start_response)
+
+    def _remember(self, environ):
+        token = environ.get('HTTP_X_AUTH_TOKEN')
+        service = environ.get('HTTP_X_SERVICE_TOKEN')
+        if not token or environ.get('HTTP_X_IDENTITY_STATUS') != 'Confirmed':
+            return
+        if service is not None and \
+                environ.get('HTTP_X_SERVICE_IDENTITY_STATUS') != 'Confirmed':
+            return
+        info = environ.get('keystone.token_info') or {}
+        body = info.get('token') or info.get('access') or {}
+        if body.get('bind') or (body.get('application_credential') or {}
+                                ).get('access_rules') is not None:
+            return
+        plugin = environ['keystone.token_auth']
+        until = min(time.time() + self.ttl, plugin.user.expires.timestamp())
+        if service is not None:
+            until = min(until, plugin.service.expires.timestamp())
+        values = {k: environ[k] for k in _AUTH_KEYS + _TOKEN_KEYS
+                  if k in environ}
+        with self._lock:
+            if len(self._known) >= self.MAX_ENTRIES:
+                self._known.clear()
+            self._known[(token, service)] = (until, values)
+
+
+# Not longer than auth_token's own cache keeps a validation (whose time
+# is [keystone_authtoken] token_cache_time), and a good deal shorter.
+TOKEN_MEMO_SECONDS = 30
+
+
+def _memo_ttl(conf):
+    try:
+        cache_time = conf.keystone_authtoken.token_cache_time
+    except Exception:
+        return 0
+    if cache_time is None or cache_time <= 0:
+        return 0   # auth_token validates every time: so must we
+    return min(cache_time, TOKEN_MEMO_SECONDS)
+
+
 def wrap(app, conf, public_paths=('',)):
     """app behind auth_token (except version discovery) and request_id."""
-    protected = auth_token.AuthProtocol(app, {'oslo_config_config': conf})
+    memo = _TokenMemo(app, 0)
+    protected = memo.protected = auth_token.AuthProtocol(
+        memo.behind_auth_token, {'oslo_config_config': conf})
+    # auth_token has registered its options by now.
+    memo.ttl = _memo_ttl(conf) if _AUTH_KEYS else 0
+    if memo.ttl:
+        protected = memo
     return request_id.RequestId(_PublicPaths(app, protected,
                                              set(public_paths)))
 

@@ -11,6 +11,7 @@ import functools
 import threading
 import time
 
+from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading as ks_loading
 from oslo_log import log as logging
@@ -109,6 +110,8 @@ class SchedulerReportClient(ProviderSyncMixin):
         # Cache of the compute's providers, refreshed by the sync methods.
         self._provider_tree = ptree.ProviderTree()
         self._association_refresh_time = {}
+        # (token, Placement URL from that token's catalog): see _endpoint.
+        self._endpoint_cache = None
 
     # -- HTTP plumbing ----------------------------------------------------
     @property
@@ -118,6 +121,29 @@ class SchedulerReportClient(ProviderSyncMixin):
                 if self._adapter is None:
                     self._adapter = get_placement_adapter()
         return self._adapter
+
+    def _endpoint(self, adapter):
+        """The Placement URL for one request, as endpoint_override kwargs.
+
+        keystoneauth looks the endpoint up in the service catalog on every
+        request, deep-copying the whole catalog each time; the answer only
+        changes with the token, so it is looked up once per token.
+        """
+        if not isinstance(adapter, ks_adapter.Adapter) or \
+                adapter.endpoint_override:
+            return {}
+        auth = adapter.auth or adapter.session.auth
+        if auth is None:
+            return {}
+        cached = self._endpoint_cache
+        token = getattr(auth, 'auth_ref', None)
+        if token is None or cached is None or cached[0] is not token:
+            url = adapter.get_endpoint()
+            token = getattr(auth, 'auth_ref', None)
+            if not url or token is None:
+                return {}
+            self._endpoint_cache = cached = (token, url)
+        return {'endpoint_override': cached[1]}
 
     def _headers(self, context, version):
         headers = {'OpenStack-API-Version': 'placement %s' % version,
@@ -129,29 +155,34 @@ class SchedulerReportClient(ProviderSyncMixin):
 
     @safe_connect
     def get(self, url, version=None, global_request_id=None, context=None):
-        return self._client.get(
+        client = self._client
+        return client.get(
             url, headers=self._headers(context, version or '1.0'),
-            microversion=version or '1.0')
+            microversion=version or '1.0', **self._endpoint(client))
 
     @safe_connect
     def post(self, url, data, version=None, context=None):
-        return self._client.post(
+        client = self._client
+        return client.post(
             url, json=data, headers=self._headers(context, version or '1.0'),
-            microversion=version or '1.0')
+            microversion=version or '1.0', **self._endpoint(client))
 
     @safe_connect
     def put(self, url, data, version=None, context=None):
+        client = self._client
         kwargs = {'headers': self._headers(context, version or '1.0'),
                   'microversion': version or '1.0'}
+        kwargs.update(self._endpoint(client))
         if data is not None:
             kwargs['json'] = data
-        return self._client.put(url, **kwargs)
+        return client.put(url, **kwargs)
 
     @safe_connect
     def delete(self, url, version=None, context=None):
-        return self._client.delete(
+        client = self._client
+        return client.delete(
             url, headers=self._headers(context, version or '1.0'),
-            microversion=version or '1.0')
+            microversion=version or '1.0', **self._endpoint(client))
 
     # -- scheduling ---------------------------------------------------------
     def get_allocation_candidates(self, context, resource_request):

@@ -381,6 +381,25 @@ def test_neutron_visibility_and_errors(peers, net):
     assert {'binding', 'binding-extended', 'security-group'} <= exts
 
 
+def test_neutron_forged_identity_headers_never_count(peers, net):
+    """Repeated tokens are answered from a memo: still no forging."""
+    alt = client(peers, 'neutron', 'alt', 'alt')
+    forged = {'X-Roles': 'admin', 'X-Project-Id': 'someone',
+              'X-Identity-Status': 'Confirmed', 'X-User-Id': 'root'}
+    for _ in range(3):
+        resp = alt.get('/v2.0/quotas/someone/details', headers=forged)
+        assert resp.status_code == 403
+        resp = alt.get('/v2.0/networks/%s' % net[0]['id'], headers=forged)
+        assert resp.status_code == 404
+        resp = alt.get('/v2.0/security-groups', headers=forged)
+        assert {g['project_id'] for g in resp.json()['security_groups']} \
+            != {'someone'}
+    raw = ks_session.Session()
+    resp = raw.get(peers.url('neutron') + '/v2.0/networks', headers=forged,
+                   raise_exc=False)
+    assert resp.status_code == 401
+
+
 def _server_port(peers, network_id):
     neutron = client(peers, 'neutron')
     return neutron.post('/v2.0/ports', json={'port': {

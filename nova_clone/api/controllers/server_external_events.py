@@ -22,8 +22,9 @@ _POWER_TAGS = ('POWER_ON', 'POWER_OFF')
 
 
 def _instances_by_uuid(context, uuids):
-    """{uuid: Instance} for the instances that are in a cell; one query
-    per cell.  Mapped but unscheduled instances map to None."""
+    """({uuid: Instance}, {uuid: InstanceMapping}) for the instances that
+    are in a cell; one query per cell.  Mapped but unscheduled instances
+    map to None."""
     from nova_clone import objects
     found = {}
     mappings = objects.InstanceMappingList.get_by_instance_uuids(
@@ -38,10 +39,13 @@ def _instances_by_uuid(context, uuids):
             mapping.instance_uuid)
     for cell, cell_uuids in by_cell.values():
         with nova_context.target_cell(context, cell) as cctxt:
-            for instance in objects.InstanceList.get_by_uuids(cctxt,
-                                                               cell_uuids):
+            # The compute reads the info cache (network-vif-deleted);
+            # loading it here saves a lazy load through the conductor that
+            # fails once the instance is gone.
+            for instance in objects.InstanceList.get_by_uuids(
+                    cctxt, cell_uuids, expected_attrs=['info_cache']):
                 found[instance.uuid] = instance
-    return found
+    return found, {m.instance_uuid: m for m in mappings}
 
 
 class ServerExternalEventsController(object):
@@ -56,7 +60,7 @@ class ServerExternalEventsController(object):
         context.can(admin_policies.EXTERNAL_EVENTS, target={})
         admin = context.elevated()
         uuids = {e['server_uuid'] for e in body['events']}
-        instances = _instances_by_uuid(admin, uuids)
+        instances, mappings = _instances_by_uuid(admin, uuids)
         response_events = []
         accepted_events = []
         accepted_instances = {}
@@ -97,7 +101,9 @@ class ServerExternalEventsController(object):
         if not accepted_events:
             raise webob.exc.HTTPNotFound(
                 explanation='No instances found for any event')
+        # The mappings just read route the events to their cells.
         servers.compute_api().external_instance_event(
-            admin, list(accepted_instances.values()), accepted_events)
+            admin, list(accepted_instances.values()), accepted_events,
+            mappings=mappings)
         return resource.ResponseObject({'events': response_events},
                                        code=result)

@@ -67,12 +67,21 @@ def set_compute_api(api):
     _compute_api = api
 
 
-def get_server(req, server_id, expected_attrs=None):
-    """The instance, or 404 (also for another project's server)."""
+def get_server(req, server_id, expected_attrs=None, for_delete=False):
+    """The instance, or 404 (also for another project's server).
+
+    ``for_delete``: (instance, mapping) as the compute API's delete takes
+    them, so that it does not read them again.
+    """
     context = auth.get_context(req)
+    mapping = None
     try:
-        instance = compute_api().get(context, server_id,
-                                     expected_attrs=expected_attrs)
+        if for_delete:
+            instance, mapping = compute_api().get_for_delete(context,
+                                                             server_id)
+        else:
+            instance = compute_api().get(context, server_id,
+                                         expected_attrs=expected_attrs)
     except exception.InstanceNotFound as exc:
         raise webob.exc.HTTPNotFound(explanation=exc.format_message())
     if (instance.project_id != context.project_id and
@@ -80,7 +89,7 @@ def get_server(req, server_id, expected_attrs=None):
                 'project_id': instance.project_id}, fatal=False)):
         raise webob.exc.HTTPNotFound(explanation=exception.InstanceNotFound(
             instance_id=server_id).format_message())
-    return instance
+    return (instance, mapping) if for_delete else instance
 
 
 def _password():
@@ -462,12 +471,12 @@ class ServersController(object):
     @resource.response(204)
     def delete(self, req, server_id):
         context = auth.get_context(req)
-        instance = get_server(req, server_id)
+        instance, mapping = get_server(req, server_id, for_delete=True)
         context.can(srv_policies.SERVERS % 'delete', target={
             'project_id': instance.project_id,
             'user_id': instance.user_id})
         try:
-            compute_api().delete(context, instance)
+            compute_api().delete(context, instance, mapping=mapping)
         except exception.InstanceNotFound as exc:
             raise webob.exc.HTTPNotFound(explanation=exc.format_message())
 

@@ -6,7 +6,17 @@ from nova_clone.conf import CONF
 
 
 def base_url(req):
-    """Application URL, or [api] compute_link_prefix when set."""
+    """Application URL, or [api] compute_link_prefix when set.
+
+    Worked out once per request: every server of a list has three links.
+    """
+    url = req.environ.get('nova.base_url')
+    if url is None:
+        url = req.environ['nova.base_url'] = _base_url(req)
+    return url
+
+
+def _base_url(req):
     url = req.application_url
     prefix = CONF.api.compute_link_prefix
     if prefix:

@@ -42,7 +42,7 @@ def get_context_manager(context):
     return main_context_manager
 
 
-def _picker(mode):
+def _picker(mode, connection=False):
     def decorator(f):
         @functools.wraps(f)
         def wrapped(context, *args, **kwargs):
@@ -51,6 +51,8 @@ def _picker(mode):
                 txn = manager.reader.allow_async
             else:
                 txn = getattr(manager, mode)
+            if connection:
+                txn = txn.connection
             with txn.using(context):
                 return f(context, *args, **kwargs)
         return wrapped
@@ -65,6 +67,18 @@ def pick_context_manager_writer(f):
 def pick_context_manager_reader(f):
     """Run ``f(context, ...)`` in a read transaction of the right cell."""
     return _picker('reader')(f)
+
+
+def pick_context_manager_connection_writer(f):
+    """pick_context_manager_writer for a function that runs Core statements
+    only: the transaction holds a Connection and no ORM Session (cheaper
+    to open and commit).  ORM code it calls gets a Session on it."""
+    return _picker('writer', connection=True)(f)
+
+
+def pick_context_manager_connection_reader(f):
+    """pick_context_manager_reader, holding a Connection (as above)."""
+    return _picker('reader', connection=True)(f)
 
 
 def pick_context_manager_reader_allow_async(f):

@@ -137,3 +137,26 @@ def test_event_in_the_api_body_form_is_delivered():
     with virtapi.wait_for_instance_event(
             inst, [('network-vif-plugged', 'p1')], deadline=0.5):
         pass
+
+
+def test_vif_deleted_for_a_vanished_instance_is_logged_not_raised(caplog):
+    """Neutron deletes the port of a server being deleted after its row
+    is gone: the event is noted at INFO, without a traceback."""
+    compute = _Compute()
+    inst = fakes.FakeInstance()
+    inst.info_cache.network_info = [{'id': 'p1'}]
+
+    def gone():
+        raise exception.InstanceNotFound(instance_id=inst.uuid)
+    inst.info_cache.save = gone
+    receiver = _Receiver(compute)
+    receiver.driver = type('D', (), {
+        'detach_interface': lambda s, c, i, vif: None})()
+    with caplog.at_level('INFO', logger='nova_clone.compute.events'):
+        receiver.external_instance_event(
+            None, [inst],
+            [_event(inst, name='network-vif-deleted', tag='p1')])
+    records = [r for r in caplog.records if inst.uuid in r.getMessage()]
+    assert records and all(r.levelname == 'INFO' for r in records)
+    assert not any(r.exc_info for r in records)
+    assert 'could not be found' in records[-1].getMessage()
