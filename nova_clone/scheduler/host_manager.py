@@ -155,8 +155,6 @@ class HostManager:
         self._unmapped = set()     # compute nodes with no host mapping yet
         self._refreshed_at = 0.0
         self._in_flight = {}       # consumer uuid -> _Claim
-        # host -> when its host mapping was last seen (refresh or lookup).
-        self._mapping_seen = {}
         self.servicegroup_api = servicegroup_api
 
     # -- the cached view of the cells -------------------------------------
@@ -242,22 +240,7 @@ class HostManager:
         self._base = base
         self._unmapped = unmapped
         self._refreshed_at = time.monotonic()
-        if mapped is not None:
-            self._mapping_seen = dict.fromkeys(mapped, self._refreshed_at)
         LOG.debug('Host states refreshed: %d compute nodes', len(base))
-
-    def mapping_seen_recently(self, host):
-        """Whether ``host`` had a host mapping less than HOST_STATE_TTL
-        ago: as fresh as the rest of the cached view."""
-        seen = self._mapping_seen.get(host)
-        return seen is not None and \
-            time.monotonic() - seen < HOST_STATE_TTL
-
-    def note_mapping_seen(self, host):
-        self._mapping_seen[host] = time.monotonic()
-
-    def forget_mapping(self, host):
-        self._mapping_seen.pop(host, None)
 
     @staticmethod
     def _mapped_hosts(ctxt):

@@ -274,26 +274,18 @@ class SchedulerManager(manager.Manager):
 
     def _still_mapped(self, ctxt, host_state):
         """The cached view may predate a compute's removal: one indexed
-        lookup saves the server from being buried in cell0.  A mapping
-        seen within the host-state TTL is not looked up again (a storm
-        would otherwise pay one API-DB query per server)."""
+        lookup saves the server from being buried in cell0."""
         from nova_clone import objects
-        hm = self.host_manager
-        if hm.mapping_seen_recently(host_state.host):
-            return True
         try:
             objects.HostMapping.get_by_host(ctxt, host_state.host)
         except exception.HostMappingNotFound:
             LOG.info('Host %s lost its cell mapping; not using it',
                      host_state.host)
-            hm.forget_mapping(host_state.host)
-            hm.refresh(ctxt, force=True)
+            self.host_manager.refresh(ctxt, force=True)
             return False
         except Exception:
             LOG.debug('Host mapping check of %s failed; going on',
                       host_state.host, exc_info=True)
-            return True
-        hm.note_mapping_seen(host_state.host)
         return True
 
     # -- host info updates (accepted, nothing cached from them) ------------
