@@ -1,6 +1,7 @@
 """Policy enforcement with oslo.policy and Nova's default rules."""
 
 import threading
+import time
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -20,13 +21,39 @@ _LOCK = threading.Lock()
 policy_opts.set_defaults(CONF, enforce_scope=True, enforce_new_defaults=True)
 
 
+class _Enforcer(policy.Enforcer):
+    """oslo.policy's Enforcer, looking for changed policy files at most
+    once per RECHECK_SECONDS.
+
+    oslo.policy stats the policy file and searches every policy_dirs
+    entry through the config dirs on each check: several per request.
+    An edited policy file still applies within a second, without restart.
+    """
+
+    RECHECK_SECONDS = 1.0
+    _checked_at = None
+
+    def load_rules(self, force_reload=False):
+        now = time.monotonic()
+        if (not force_reload and self.rules and
+                self._checked_at is not None and
+                now - self._checked_at < self.RECHECK_SECONDS):
+            return
+        super().load_rules(force_reload=force_reload)
+        self._checked_at = now
+
+    def clear(self):
+        super().clear()
+        self._checked_at = None
+
+
 def init(policy_file=None, rules=None, suppress_deprecation_warnings=True):
     """Build the process-wide enforcer once."""
     global _ENFORCER
     with _LOCK:
         if _ENFORCER is None:
-            enforcer = policy.Enforcer(CONF, policy_file=policy_file,
-                                       rules=rules)
+            enforcer = _Enforcer(CONF, policy_file=policy_file,
+                                 rules=rules)
             enforcer.suppress_deprecation_warnings = (
                 suppress_deprecation_warnings)
             enforcer.register_defaults(policies.list_rules())

@@ -14,6 +14,13 @@ scheduler_opts = [
                     '(-1 disables).'),
     cfg.IntOpt('max_placement_results', default=1000, min=1,
                help='Allocation candidates asked of Placement.'),
+    cfg.FloatOpt('allocation_candidates_reuse_seconds', default=1.0,
+                 min=0,
+                 help='Requests asking Placement the same allocation '
+                      'candidates question within this many seconds share '
+                      'one answer; the claims made since it are taken off '
+                      'and a request that finds no room asks again.  0 '
+                      'asks Placement for every request, as Nova does.'),
     cfg.IntOpt('workers', help='Number of scheduler worker processes.'),
     cfg.BoolOpt('query_placement_for_availability_zone', default=True,
                 help='Turn availability zones into Placement aggregates.'),

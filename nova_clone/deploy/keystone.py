@@ -45,6 +45,10 @@ def write_conf(layout):
         'credential': {
             'key_repository': os.path.join(kdir, 'credential-keys')},
         'identity': {'password_hash_rounds': 4},
+        # Token validations, role assignments and the catalog from an
+        # in-process cache; one worker (see stack_services) keeps it
+        # coherent: a revocation or role change seen by every request.
+        'cache': {'enabled': True, 'backend': 'oslo_cache.dict'},
     })
 
 

@@ -67,7 +67,7 @@ def keystone_service(layout):
     return Service('keystone',
                    _gunicorn(layout, 'keystone',
                              'nova_clone.deploy.keystone_wsgi:application',
-                             workers=2),
+                             threads=16),
                    'http', env=keystone.wsgi_env(layout),
                    url=layout.url('keystone') + '/v3',
                    needs=['keystone', 'gunicorn'])

@@ -241,14 +241,18 @@ def load_extras(context, rows, columns_to_join):
         sg = models.SecurityGroup.__table__
         for uuid in uuids:
             extras[uuid]['security_groups'] = []
+        # The group's name as a subquery, not a join: joined, MySQL reads
+        # the association rows of every instance the group ever had.
+        name = sa.select(sg.c.name).where(
+            sg.c.id == sga.c.security_group_id,
+            sg.c.deleted == 0).scalar_subquery()
         for chunk in queries.chunks(uuids):
-            for uuid, name in run(sa.select(sga.c.instance_uuid, sg.c.name)
-                                  .join(sg, sg.c.id == sga.c.security_group_id)
-                                  .where(sga.c.instance_uuid.in_(chunk),
-                                         sga.c.deleted == 0,
-                                         sg.c.deleted == 0)
-                                  .order_by(sga.c.id)):
-                extras[uuid]['security_groups'].append(name)
+            for uuid, group in run(sa.select(sga.c.instance_uuid, name)
+                                   .where(sga.c.instance_uuid.in_(chunk),
+                                          sga.c.deleted == 0)
+                                   .order_by(sga.c.id)):
+                if group is not None:
+                    extras[uuid]['security_groups'].append(group)
     extra_cols = {EXTRA_COLUMNS[x] for x in wanted if x in EXTRA_COLUMNS}
     if extra_cols:
         ie = models.InstanceExtra.__table__

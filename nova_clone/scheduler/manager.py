@@ -9,7 +9,6 @@ failure in the reply of its call.
 """
 
 import random
-import time
 
 import oslo_messaging as messaging
 from oslo_log import log as logging
@@ -19,6 +18,7 @@ from oslo_service import periodic_task
 from nova_clone.conf import CONF
 from nova_clone import exception
 from nova_clone import manager
+from nova_clone.scheduler import candidates
 from nova_clone.scheduler import filters as scheduler_filters
 from nova_clone.scheduler import host_manager
 from nova_clone.scheduler import request_filter
@@ -62,6 +62,8 @@ class SchedulerManager(manager.Manager):
         self.weighers = scheduler_weights.load_weighers(
             CONF.filter_scheduler.weight_classes)
         self._report_client = None
+        self.candidates = candidates.CandidateCache(
+            lambda: self.report_client)
         self._arm_host_discovery()
 
     def _arm_host_discovery(self):
@@ -126,18 +128,19 @@ class SchedulerManager(manager.Manager):
         resources = utils.ResourceRequest.from_request_spec(spec_obj)
         request_filter.process_reqspec(ctxt, spec_obj, resources)
 
-        fetched_at = time.monotonic()
-        alloc_reqs, summaries, ar_version = \
-            self.report_client.get_allocation_candidates(ctxt, resources)
-        if not alloc_reqs:
-            LOG.info('Got no allocation candidates from the Placement API. '
-                     'This could be due to insufficient resources or a '
-                     'temporary occurrence as compute nodes start up.')
-            raise exception.NoValidHost(reason='')
-
-        chosen = self._schedule(ctxt, spec_obj, instance_uuids, resources,
-                                alloc_reqs, summaries, fetched_at,
-                                return_alternates, ar_version=ar_version)
+        answer = self.candidates.get(ctxt, resources)
+        while True:
+            try:
+                chosen = self._schedule_answer(
+                    ctxt, spec_obj, instance_uuids, resources, answer,
+                    return_alternates)
+                break
+            except exception.NoValidHost:
+                if not answer.shared:
+                    raise
+                # A shared answer misses room freed since it was fetched.
+                answer = self.candidates.get(ctxt, resources,
+                                             newer_than=answer.fetched_at)
         if not return_objects:
             return [{'host': hosts[0][0].host,
                      'nodename': hosts[0][0].nodename, 'limits': {}}
@@ -148,8 +151,20 @@ class SchedulerManager(manager.Manager):
                     compute_node_uuid=hs.uuid, cell_uuid=hs.cell_uuid,
                     limits=None,
                     allocation_request=jsonutils.dumps(ar),
-                    allocation_request_version=ar_version)
+                    allocation_request_version=answer.version)
                  for hs, ar in hosts] for hosts in chosen]
+
+    def _schedule_answer(self, ctxt, spec_obj, instance_uuids, resources,
+                         answer, return_alternates):
+        if not answer.alloc_reqs:
+            LOG.info('Got no allocation candidates from the Placement API. '
+                     'This could be due to insufficient resources or a '
+                     'temporary occurrence as compute nodes start up.')
+            raise exception.NoValidHost(reason='')
+        return self._schedule(ctxt, spec_obj, instance_uuids, resources,
+                              answer.alloc_reqs, answer.summaries,
+                              answer.fetched_at, return_alternates,
+                              ar_version=answer.version)
 
     # -- the choice --------------------------------------------------------
     def _candidate_hosts(self, spec_obj, states):

@@ -128,6 +128,34 @@ def test_users_and_roles(stack):
     assert denied.returncode != 0
 
 
+def test_revoked_token_is_refused_at_once(stack):
+    # Keystone caches validations in-process: a revocation must still
+    # apply to the very next check, as without the cache.
+    import urllib.error
+    import urllib.request
+    url = [e for e in stack.osc_json('admin', 'endpoint', 'list',
+                                     '--service', 'identity',
+                                     '--interface', 'public')][0]['URL']
+    admin = stack.osc_json('admin', 'token', 'issue')['id']
+    demo = stack.osc_json('demo', 'token', 'issue')['id']
+
+    base = url.rstrip('/')
+    if not base.endswith('/v3'):
+        base += '/v3'
+
+    def validate():
+        req = urllib.request.Request(
+            base + '/auth/tokens',
+            headers={'X-Auth-Token': admin, 'X-Subject-Token': demo})
+        try:
+            return urllib.request.urlopen(req, timeout=10).status
+        except urllib.error.HTTPError as err:
+            return err.code
+    assert [validate() for _ in range(3)] == [200, 200, 200]
+    stack.osc('admin', 'token', 'revoke', demo)
+    assert validate() == 404
+
+
 def test_placement_answers_through_keystone(stack):
     providers = stack.osc_json('admin', 'resource', 'provider', 'list')
     names = {p['name'] for p in providers}

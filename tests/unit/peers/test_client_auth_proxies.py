@@ -68,3 +68,27 @@ def test_untrusted_environment_is_left_to_requests():
     assert cached.merge_environment_settings(
         'http://h/', {}, None, True, None) == \
         plain.merge_environment_settings('http://h/', {}, None, True, None)
+
+
+def test_netrc_is_read_once_per_host_and_still_applies(monkeypatch,
+                                                        tmp_path):
+    monkeypatch.setattr(client_auth._EnvProxiesOnce, '_netrc', {})
+    netrc = tmp_path / 'netrc'
+    netrc.write_text('machine h login alice password secret\n')
+    netrc.chmod(0o600)
+    monkeypatch.setenv('NETRC', str(netrc))
+    cached, plain = _sessions()
+    lookups = []
+    real = client_auth.req_utils.get_netrc_auth
+    monkeypatch.setattr(client_auth.req_utils, 'get_netrc_auth',
+                        lambda url: lookups.append(url) or real(url))
+    for url in ('http://h/a', 'http://h/b', 'http://other/'):
+        got = cached.prepare_request(requests.Request('GET', url))
+        want = plain.prepare_request(requests.Request('GET', url))
+        assert got.headers.get('Authorization') == \
+            want.headers.get('Authorization')
+    assert cached.prepare_request(requests.Request(
+        'GET', 'http://h/')).headers['Authorization'].startswith('Basic ')
+    assert 'Authorization' not in cached.prepare_request(
+        requests.Request('GET', 'http://other/x')).headers
+    assert lookups == ['http://h/a', 'http://other/']

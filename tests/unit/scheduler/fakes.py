@@ -37,7 +37,8 @@ class FakePlacement:
                          for h in hosts}
         self.used = {rp: {rc: 0 for rc in cap}
                      for rp, cap in self.capacity.items()}
-        self.allocations = {}
+        self.allocations = {}   # consumer -> provider
+        self._held = {}         # consumer -> (provider, resources)
         self.lock = threading.Lock()
         self.latency = latency
 
@@ -64,11 +65,15 @@ class FakePlacement:
             for rc, n in res.items():
                 self.used[rp][rc] += n
             self.allocations[consumer] = rp
+            self._held[consumer] = (rp, dict(res))
             return True
 
     def delete_allocation_for_instance(self, ctxt, consumer, **kw):
         with self.lock:
             rp = self.allocations.pop(consumer, None)
+            _rp, res = self._held.pop(consumer, (None, {}))
+            for rc, n in res.items():
+                self.used[rp][rc] -= n
             return rp is not None
 
     def get_allocation_candidates(self, ctxt, resource_request):
