@@ -38,7 +38,7 @@ class FakePlacement:
         self.used = {rp: {rc: 0 for rc in cap}
                      for rp, cap in self.capacity.items()}
         self.allocations = {}   # consumer -> provider
-        self._held = {}         # consumer -> (provider, resources)
+        self._held = {}         # consumer -> resources
         self.lock = threading.Lock()
         self.latency = latency
 
@@ -65,14 +65,13 @@ class FakePlacement:
             for rc, n in res.items():
                 self.used[rp][rc] += n
             self.allocations[consumer] = rp
-            self._held[consumer] = (rp, dict(res))
+            self._held[consumer] = dict(res)
             return True
 
     def delete_allocation_for_instance(self, ctxt, consumer, **kw):
         with self.lock:
             rp = self.allocations.pop(consumer, None)
-            _rp, res = self._held.pop(consumer, (None, {}))
-            for rc, n in res.items():
+            for rc, n in self._held.pop(consumer, {}).items():
                 self.used[rp][rc] -= n
             return rp is not None
 

@@ -91,13 +91,19 @@ def test_an_answer_older_than_the_window_is_not_used(reuse):
     assert placement.gets == 3
 
 
-def test_room_freed_after_the_answer_is_found_by_asking_again(reuse):
+def _one_host_filled(reuse):
+    """One host, filled by server 'first' through a shared answer."""
     reuse(30)
     hosts = [fakes.host_state('h0', ram=1024)]
     placement = CountingPlacement(hosts)
     mgr = _scheduler(hosts, placement)
     spec = Spec(ram=1024)
     _boot(mgr, spec, 'first')
+    return mgr, placement, spec
+
+
+def test_room_freed_after_the_answer_is_found_by_asking_again(reuse):
+    mgr, placement, spec = _one_host_filled(reuse)
     placement.delete_allocation_for_instance(None, 'first')
     # The shared answer still shows h0 full; Placement says otherwise.
     assert _boot(mgr, spec, 'second') == 'h0'
@@ -106,12 +112,7 @@ def test_room_freed_after_the_answer_is_found_by_asking_again(reuse):
 
 
 def test_no_room_anywhere_is_still_no_valid_host(reuse):
-    reuse(30)
-    hosts = [fakes.host_state('h0', ram=1024)]
-    placement = CountingPlacement(hosts)
-    mgr = _scheduler(hosts, placement)
-    spec = Spec(ram=1024)
-    _boot(mgr, spec, 'first')
+    mgr, placement, spec = _one_host_filled(reuse)
     with pytest.raises(messaging.ExpectedException) as err:
         _boot(mgr, spec, 'second')
     assert isinstance(err.value.exc_info[1], exception.NoValidHost)
