@@ -209,8 +209,16 @@ def instance_get_all_by_filters(context, filters, sort_key=None,
     query = sqlalchemyutils.paginate_query(
         query, models.Instance, limit, sort_keys, marker=marker_row,
         sort_dirs=sort_dirs)
-    rows = query.all()
-    return load_extras(context, rows, columns_to_join)
+    return load_extras(context, _plain_rows(query), columns_to_join)
+
+
+def _plain_rows(query):
+    """The instances ``query`` finds as Rows of their columns: no ORM
+    objects, identity map or attribute instrumentation to build for rows
+    that are only read."""
+    columns = models.Instance.__table__.c
+    return [queries.Row(row._mapping)
+            for row in query.with_entities(*columns)]
 
 
 def load_extras(context, rows, columns_to_join):
@@ -766,7 +774,7 @@ def instance_get_active_by_window(context, begin, end=None, project_id=None,
     query = sqlalchemyutils.paginate_query(
         query, inst, limit, ['project_id', 'uuid'], marker=marker_row,
         sort_dirs=['asc', 'asc'])
-    return load_extras(context, query.all(), columns_to_join)
+    return load_extras(context, _plain_rows(query), columns_to_join)
 
 
 @main_db_api.pick_context_manager_reader
