@@ -11,6 +11,7 @@ import time
 import urllib.parse
 
 from nova_clone.deploy import clouds
+from nova_clone.deploy import interpreter
 from nova_clone.deploy import keystone
 from nova_clone.deploy import placement
 from nova_clone.deploy import procs
@@ -183,6 +184,9 @@ class Up(object):
         lay = self.layout
         started = _CLOCK['start'] = time.monotonic()
         say('Stack %r, state in %s' % (lay.name, lay.state_dir))
+        note = interpreter.advice()
+        if note:
+            say(note)
         say('- checking MariaDB and RabbitMQ')
         stack_infra.check()
 
