@@ -48,14 +48,43 @@ def _sqlite_on_connect(dbapi_con, con_record):
     dbapi_con.execute('PRAGMA journal_mode = WAL')
 
 
+# Per thread: the SQLite connections it opened write transactions on.
+_writers = threading.local()
+
+
+def _holds_write_lock(dbapi_con):
+    try:
+        return dbapi_con.in_transaction
+    except Exception:  # closed meanwhile
+        return False
+
+
 def _sqlite_begin_immediate(conn):
     # oslo.db's own 'begin' listener has just sent a deferred BEGIN, which
     # holds no lock yet; swap it for BEGIN IMMEDIATE so a writer that reads
     # first queues for the write lock instead of failing on the upgrade.
-    if not conn.info.get('immediate'):
-        conn.exec_driver_sql('ROLLBACK')
-        conn.exec_driver_sql('BEGIN IMMEDIATE')
-        conn.info['immediate'] = True
+    if conn.info.get('immediate'):
+        return
+    path = conn.engine.url.database
+    mine = conn.connection.dbapi_connection
+    held = getattr(_writers, 'by_file', None)
+    if held is None:
+        held = _writers.by_file = {}
+    # Asked of SQLite itself, so a transaction that ended unseen counts
+    # as ended.
+    held[path] = [c for c in held.get(path, ())
+                  if c is not mine and _holds_write_lock(c)]
+    if held[path]:
+        # An independent transaction opened inside one of this thread's
+        # own write transactions (Placement re-reads provider generations
+        # that way): queueing for the lock would wait on ourselves for the
+        # whole busy timeout.  Deferred, it reads the last committed state
+        # without any lock.
+        return
+    conn.exec_driver_sql('ROLLBACK')
+    conn.exec_driver_sql('BEGIN IMMEDIATE')
+    conn.info['immediate'] = True
+    held[path].append(mine)
 
 
 def _sqlite_end_transaction(conn):

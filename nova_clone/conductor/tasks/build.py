@@ -430,9 +430,15 @@ def build_instances(manager, context, instances, image, filter_properties,
                 raise exception.MaxRetriesExceeded(
                     reason='Exhausted all hosts available for retrying '
                            'build failures for instance %s.' % instance.uuid)
-        except exception.NoValidHost as exc:
-            LOG.warning('Build of instance %s failed: %s', instance.uuid,
-                        exc)
+        except Exception as exc:
+            # Out of hosts, or Placement failed us: either way the server
+            # must not stay in BUILD/scheduling without a fault.
+            if isinstance(exc, exception.NoValidHost):
+                LOG.warning('Build of instance %s failed: %s',
+                            instance.uuid, exc)
+            else:
+                LOG.exception('Could not reschedule instance %s',
+                              instance.uuid)
             try:
                 manager.report_client.delete_allocation_for_instance(
                     context, instance.uuid)

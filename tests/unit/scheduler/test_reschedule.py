@@ -118,6 +118,25 @@ def test_max_attempts_stops_rescheduling(monkeypatch):
     assert instance.vm_state == 'error'
 
 
+def test_placement_failure_is_an_error_with_a_fault(monkeypatch):
+    faults = []
+    monkeypatch.setattr(build, '_objects', lambda: _NoBDMs)
+    monkeypatch.setattr(build.compute_utils, 'add_instance_fault_from_exc',
+                        lambda ctxt, inst, exc: faults.append(exc))
+    hosts = [Host('h0'), Host('h1')]
+    manager = Manager(hosts)
+
+    def unreachable(*args, **kwargs):
+        raise exception.PlacementAPIConnectFailure(reason='connection refused')
+
+    manager.report_client.claim_resources = unreachable
+    instance = _reschedule(manager, list(hosts))
+    assert manager.compute_rpcapi.casts == []
+    assert instance.vm_state == 'error' and instance.task_state is None
+    assert manager.report_client.deleted == ['inst-1']
+    assert 'Unable to communicate with the Placement API' in str(faults[0])
+
+
 class _NoBDMs:
     class BlockDeviceMappingList:
         @staticmethod
