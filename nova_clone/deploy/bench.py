@@ -79,10 +79,12 @@ def _connect(args):
 class _Monitor(threading.Thread):
     """Follows the run's servers from outside, as a user would.
 
-    A server that leaves the BUILD list (looked up after its POST
-    returned) is read once with GET /servers/{id} for its final status,
-    fault and host.  A second thread times GET /servers/detail of all the
-    run's servers all along: the list-detail latency of the report.
+    A server is done when it leaves the list of the run's servers in
+    BUILD (polled often, ids only); what it became (ACTIVE or ERROR, its
+    fault and host) is read from GET /servers/detail, which a second
+    thread times all along: the list-detail latency of the report.  No
+    per-server GET: the cloud under test serves the measurement, not a
+    poll per server.
     """
 
     def __init__(self, conn, prefix):
@@ -90,7 +92,8 @@ class _Monitor(threading.Thread):
         self.conn = conn
         self.prefix = prefix
         self.latencies = []
-        self.final = {}        # id -> server body once ACTIVE/ERROR
+        self.seen = {}         # id -> latest body from a detail list
+        self.settled = {}      # id -> monotonic time it left BUILD
         self._waiting = {}     # id -> monotonic time its POST returned
         self.changed = threading.Condition()
         self.stop_flag = threading.Event()
@@ -111,11 +114,12 @@ class _Monitor(threading.Thread):
         return resp.json()
 
     def sample(self):
-        """One timed list detail; returns {id: server}."""
+        """One timed list detail of the run's servers."""
         start = time.monotonic()
         body = self._get('/servers/detail', name='^%s' % self.prefix)
         self.latencies.append(time.monotonic() - start)
-        return {s['id']: s for s in body['servers']}
+        with self.changed:
+            self.seen.update((s['id'], s) for s in body['servers'])
 
     def _sample_loop(self):
         while not self.stop_flag.wait(SAMPLE_SECONDS):
@@ -136,15 +140,11 @@ class _Monitor(threading.Thread):
         listed_at = time.monotonic()
         building = self.building()
         with self.changed:
-            settled = [i for i, since in self._waiting.items()
-                       if since < listed_at and i not in building]
-        for server_id in settled:
-            server = self._get('/servers/%s' % server_id)['server']
-            if server['status'] in FINAL:
-                with self.changed:
-                    self._waiting.pop(server_id, None)
-                    self.final[server_id] = server
-                    self.changed.notify_all()
+            for server_id, since in list(self._waiting.items()):
+                if since < listed_at and server_id not in building:
+                    del self._waiting[server_id]
+                    self.settled[server_id] = listed_at
+            self.changed.notify_all()
 
     def run(self):
         while not self.stop_flag.is_set():
@@ -154,13 +154,15 @@ class _Monitor(threading.Thread):
                 self.error = str(exc)
             self.stop_flag.wait(POLL_SECONDS)
 
-    def wait_for(self, server_id, deadline):
+    def wait_settled(self, server_id, deadline):
+        """True once the server left BUILD, False at the deadline."""
         with self.changed:
-            while time.monotonic() < deadline:
-                if server_id in self.final:
-                    return self.final[server_id]
-                self.changed.wait(timeout=1)
-        return self.final.get(server_id)
+            while server_id not in self.settled:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self.changed.wait(timeout=min(left, 1))
+            return True
 
     def wait_gone(self, ids, deadline):
         while time.monotonic() < deadline:
@@ -181,7 +183,6 @@ def _boot_all(conn, monitor, args, ids, prefix):
     results = {'active': 0, 'errors': 0, 'timeouts': 0,
                'error_messages': []}
     lock = threading.Lock()
-    done_at = []
 
     def one(index):
         try:
@@ -196,22 +197,28 @@ def _boot_all(conn, monitor, args, ids, prefix):
         with lock:
             ids.append(server.id)
         monitor.watch(server.id)
-        final = monitor.wait_for(server.id, deadline)
-        with lock:
-            if final is None or final['status'] not in ('ACTIVE', 'ERROR'):
-                results['timeouts'] += 1
-            elif final['status'] == 'ACTIVE':
-                results['active'] += 1
-                done_at.append(time.monotonic())
-            else:
-                results['errors'] += 1
-                fault = (final.get('fault') or {}).get('message')
-                if fault:
-                    results['error_messages'].append(fault[:200])
+        # The slot frees as soon as the server is out of BUILD.
+        monitor.wait_settled(server.id, deadline)
 
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(args.concurrency) as pool:
         list(pool.map(one, range(args.servers)))
+    # What each server became: one detail list after the last settled.
+    monitor.sample()
+    done_at = []
+    for server_id in ids:
+        server = monitor.seen.get(server_id, {})
+        status = server.get('status')
+        if server_id not in monitor.settled or status not in FINAL:
+            results['timeouts'] += 1
+        elif status == 'ACTIVE':
+            results['active'] += 1
+            done_at.append(monitor.settled[server_id])
+        else:
+            results['errors'] += 1
+            fault = (server.get('fault') or {}).get('message')
+            if fault:
+                results['error_messages'].append(fault[:200])
     elapsed = (max(done_at) if done_at else time.monotonic()) - start
     results['boot_seconds'] = round(elapsed, 3)
     results['servers_per_second'] = round(
@@ -267,7 +274,7 @@ def run(args):
         except Exception as exc:
             print('nova-clone bench: %s' % exc, file=sys.stderr)
             return 1
-        hosts = _hosts(monitor.final.values())
+        hosts = _hosts(monitor.seen[i] for i in ids if i in monitor.seen)
         placed = sum(hosts.values())
         # A few more list samples with every server present.
         for _ in range(5):

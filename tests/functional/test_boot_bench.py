@@ -9,7 +9,8 @@ import contextlib
 from nova_clone.deploy import bench
 
 
-def test_bench_boots_measures_and_cleans_up(cloud, admin_api):
+def _run(cloud, *extra):
+    """bench.run on the in-process cloud: (exit code, the JSON report)."""
     clouds_yaml = os.path.join(cloud.state_dir, 'bench-clouds.yaml')
     cloud.cloud.write_clouds_yaml(path=clouds_yaml)
     parser = argparse.ArgumentParser()
@@ -17,15 +18,18 @@ def test_bench_boots_measures_and_cleans_up(cloud, admin_api):
     names = cloud.cloud.seed_names
     args = parser.parse_args([
         '--cloud', 'nova-clone', '--os-client-config-file', clouds_yaml,
-        '--servers', '4', '--concurrency', '2', '--flavor', names['flavor'],
-        '--image', names['image'], '--network', names['network'],
-        '--timeout', '60'])
+        '--flavor', names['flavor'], '--image', names['image'],
+        '--network', names['network'], '--timeout', '60'] + list(extra))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         rc = bench.run(args)
     lines = out.getvalue().strip().splitlines()
     assert len(lines) == 1, lines
-    report = json.loads(lines[0])
+    return rc, json.loads(lines[0])
+
+
+def test_bench_boots_measures_and_cleans_up(cloud, admin_api):
+    rc, report = _run(cloud, '--servers', '4', '--concurrency', '2')
     assert rc == 0, report
     assert report['active'] == 4 and report['errors'] == 0
     assert report['servers_per_second'] > 0
@@ -36,6 +40,17 @@ def test_bench_boots_measures_and_cleans_up(cloud, admin_api):
     left = [s for s in admin_api.get_servers(detail=False)
             if s['name'].startswith('bench-')]
     assert left == []
+
+
+def test_bench_counts_a_failed_build_with_its_fault(cloud):
+    fail = {host: 'fatal' for host in cloud.compute_hosts}
+    with cloud.flags(fail_spawn=fail, group='fake_driver'):
+        rc, report = _run(cloud, '--servers', '2', '--concurrency', '2')
+    assert rc == 2
+    assert report['active'] == 0 and report['errors'] == 2
+    assert report['timeouts'] == 0
+    assert all('fail_spawn=fatal' in m for m in report['error_messages'])
+    assert report['all_deleted'] is True
 
 
 def test_bench_unknown_cloud_is_one_line_error(capsys, tmp_path):
