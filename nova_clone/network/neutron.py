@@ -278,8 +278,12 @@ class API:
     def allocate_for_instance(self, context, instance, requested_networks,
                               security_groups=None, bind_host_id=None,
                               resource_provider_mapping=None,
-                              network_arqs=None, **kwargs):
-        """Create or claim the server's ports, bind them, return the model."""
+                              network_arqs=None, save_cache=True, **kwargs):
+        """Create or claim the server's ports, bind them, return the model.
+
+        The model also goes into the instance's info cache; with
+        ``save_cache=False`` the caller's next instance.save() stores it.
+        """
         reqs = net_requests.normalize(requested_networks)
         if reqs.no_allocate:
             return model.NetworkInfo()
@@ -319,7 +323,7 @@ class API:
                  instance.uuid, bind_host_id)
         order = claimed + created
         return self._build_network_info(context, instance, preserve=preserve,
-                                        order=order)
+                                        order=order, save=save_cache)
 
     def _create_port(self, client, instance, req, sg_ids):
         body = {'network_id': req.network_id,
@@ -406,7 +410,7 @@ class API:
         return self._build_network_info(context, instance)
 
     def _build_network_info(self, context, instance, preserve=(),
-                            order=()):
+                            order=(), save=True):
         admin = self._client(context, admin=True)
         ports = admin('GET', '/v2.0/ports',
                       params={'device_id': instance.uuid})['ports']
@@ -426,7 +430,7 @@ class API:
         info = model.NetworkInfo(
             _vif(port, nets.get(port['network_id'], {}), subnets,
                  port['id'] in preserve) for port in ports)
-        _save_cache(instance, info)
+        _save_cache(instance, info, save=save)
         return info
 
     # -- moving servers -----------------------------------------------------
@@ -623,7 +627,7 @@ def _has(instance, name):
         return False
 
 
-def _save_cache(instance, info):
+def _save_cache(instance, info, save=True):
     """Keep the instance's info cache in step, when it has one loaded."""
     if not _has(instance, 'info_cache'):
         return
@@ -632,7 +636,7 @@ def _save_cache(instance, info):
         return
     try:
         cache.network_info = info
-        if hasattr(cache, 'save'):
+        if save and hasattr(cache, 'save'):
             cache.save()
     except Exception as exc:
         LOG.warning('Could not save the network info cache of %s: %s',
