@@ -55,6 +55,7 @@ class FakeInstance:
         self.flavor = None
         self.info_cache = FakeInfoCache()
         self.history = []
+        self.saved_hosts = []   # host as each save stored it
         self.destroyed = False
 
     def save(self, expected_task_state=None):
@@ -71,6 +72,7 @@ class FakeInstance:
                 raise cls(expected=expected, actual=self.db_task_state)
         self.db_task_state = self.task_state
         self.history.append((self.vm_state, self.task_state))
+        self.saved_hosts.append(self.host)
 
     def destroy(self):
         self.deleted = True
