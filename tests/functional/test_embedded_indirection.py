@@ -130,7 +130,8 @@ def test_compute_heartbeat_goes_through_the_conductor(cloud, monkeypatch):
     _watch(monkeypatch, rec)
     before = svc.service_ref.report_count
     ctx.copy().run(svc._heartbeat.report_state)
-    assert svc.service_ref.report_count == before + 1
+    # The service's own beat may land in between: at least ours counted.
+    assert svc.service_ref.report_count >= before + 1
     with rec.lock:
         sent = list(rec.sent)
     assert (host, 'Service', 'save') in [call[:3] for call in sent], sent
