@@ -467,12 +467,12 @@ class BuildMixin:
         instance.vm_state = vm_states.BUILDING
         instance.task_state = task_states.NETWORKING
         instance.save(expected_task_state=[None])
-        # The info cache is stored with the block_device_mapping save that
-        # follows: one conductor round trip fewer per boot.
         network_info = self.network_api.allocate_for_instance(
             context, instance, requested_networks,
             security_groups=security_groups, bind_host_id=self.host,
             save_cache=False)
         network_info = network_info if network_info is not None else []
-        compute_events._save_network_info(instance, network_info)
+        # Stored by the block_device_mapping save that follows: one
+        # conductor round trip fewer per boot.
+        compute_events.set_network_info(instance, network_info)
         return network_info

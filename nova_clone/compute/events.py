@@ -264,6 +264,14 @@ def _cached_network_info(instance):
     return list(network_info)
 
 
+def set_network_info(instance, network_info):
+    """Put ``network_info`` in the instance's info cache, unsaved: the
+    instance's next save() stores it."""
+    info_cache = getattr(instance, 'info_cache', None)
+    if info_cache is not None:
+        info_cache.network_info = _as_model(network_info)
+
+
 def _save_network_info(instance, network_info):
     info_cache = getattr(instance, 'info_cache', None)
     if info_cache is None:
