@@ -91,10 +91,11 @@ def _decoder(column_type):
 class WideRow:
     """SELECT of every column of the one row ``where`` finds.
 
-    On MySQL the row travels as a single JSON_OBJECT column: pymysql
-    decodes, in Python, the description of each column of each result,
-    which for a 50-column row costs more CPU than the rest of the
-    statement.  The values are decoded back to what the plain SELECT
+    On MySQL the row travels as a single JSON_OBJECT column: PyMySQL
+    (DevStack's driver) decodes, in Python, the description of each
+    column of each result, which for a 50-column row costs more CPU than
+    the rest of the statement (mysqlclient, the stack's driver, reads
+    both forms at the same cost).  The values are decoded back to what the plain SELECT
     gives (datetimes, booleans, floats).  Other databases run the plain
     SELECT.
     """
