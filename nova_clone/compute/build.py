@@ -129,13 +129,8 @@ class BuildMixin:
         # Serialized with terminate_instance of the same instance, so a
         # delete waits for the build to reach a stable point.
         with self._instance_lock(instance.uuid):
-            result = self._do_build_and_run_instance(context, instance,
-                                                     **kwargs)
-        if result in (FAILED, RESCHEDULED):
-            self._failed_builds += 1
-        elif result == ACTIVE:
-            self._failed_builds = 0
-        return result
+            return self._do_build_and_run_instance(context, instance,
+                                                   **kwargs)
 
     @compute_utils.wrap_instance_event(prefix='compute')
     def _do_build_and_run_instance(self, context, instance, image,

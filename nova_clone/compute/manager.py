@@ -73,7 +73,6 @@ class ComputeManager(build.BuildMixin, block_devices.BlockDeviceMixin,
         self.rt = resource_tracker.ResourceTracker(self.host, self.driver)
         self._build_semaphore = build.build_semaphore()
         self._builds_in_flight = build.InFlight()
-        self._failed_builds = 0
         self._apply_task_intervals()
 
     def _apply_task_intervals(self):
@@ -155,28 +154,15 @@ class ComputeManager(build.BuildMixin, block_devices.BlockDeviceMixin,
     def _locked_do_build_and_run_instance(self, context, instance, **kwargs):
         result = super()._locked_do_build_and_run_instance(
             context, instance, **kwargs)
-        if result in (build.FAILED, build.RESCHEDULED):
-            self._build_failed(context)
+        # The scheduler's BuildFailureWeigher reads the count from the
+        # node's stats; the service itself stays enabled.
+        if CONF.compute.consecutive_build_service_disable_threshold:
+            node = kwargs.get('node') or getattr(instance, 'node', None)
+            if result in (build.FAILED, build.RESCHEDULED):
+                self.rt.build_failed(node)
+            elif result == build.ACTIVE:
+                self.rt.build_succeeded(node)
         return result
-
-    def _build_failed(self, context):
-        threshold = CONF.compute.consecutive_build_service_disable_threshold
-        if not threshold or self._failed_builds < threshold:
-            return
-        try:
-            service = compute_utils._objects().Service.get_by_compute_host(
-                context, self.host)
-            if not service.disabled:
-                service.disabled = True
-                service.disabled_reason = (
-                    'Auto-disabled due to %i build failures' %
-                    self._failed_builds)
-                service.save()
-                LOG.error('Disabled compute service %s after %i build '
-                          'failures in a row', self.host,
-                          self._failed_builds)
-        except Exception:
-            LOG.exception('Could not disable compute service %s', self.host)
 
     # -- service hooks -----------------------------------------------------
 
@@ -263,16 +249,32 @@ class ComputeManager(build.BuildMixin, block_devices.BlockDeviceMixin,
         """
         self.rt.service_disabled = not enabled
         for nodename in list(self.rt.compute_nodes):
-            cn = self.rt.compute_nodes[nodename]
+            self._sync_provider_tree(context, nodename)
+        return 'enabled' if enabled else 'disabled'
+
+    def _sync_provider_tree(self, context, nodename, attempts=3):
+        # Every allocation bumps the provider's generation, so the cached
+        # one is often stale: a failed sync drops the cache and the next
+        # attempt starts from what Placement has now.
+        for attempt in range(1, attempts + 1):
+            cn = self.rt.compute_nodes.get(nodename)
+            if cn is None:
+                return
             try:
                 tree, changed = self.rt.build_provider_tree(context, cn)
                 if changed:
                     self.reportclient.update_from_provider_tree(context,
                                                                 tree)
+                return
+            except exception.ResourceProviderSyncFailed:
+                if attempt == attempts:
+                    LOG.exception('Could not update the status trait of '
+                                  '%s; the next update_available_resource '
+                                  'run will', nodename)
             except Exception:
                 LOG.exception('Could not update the status trait of %s',
                               nodename)
-        return 'enabled' if enabled else 'disabled'
+                return
 
     def _delete_orphan_compute_nodes(self, context, nodenames):
         try:

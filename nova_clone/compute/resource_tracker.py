@@ -180,6 +180,27 @@ class ResourceTracker:
         cn.free_ram_mb = (_field(cn, 'memory_mb') or 0) - cn.memory_mb_used
         cn.free_disk_gb = (_field(cn, 'local_gb') or 0) - cn.local_gb_used
 
+    # -- build failures, for the scheduler's BuildFailureWeigher ----------
+
+    def build_failed(self, nodename):
+        self._set_failed_builds(nodename, lambda count: count + 1)
+
+    def build_succeeded(self, nodename):
+        self._set_failed_builds(nodename, lambda count: 0)
+
+    def _set_failed_builds(self, nodename, new_count):
+        with self._lock:
+            cn = self.compute_nodes.get(nodename)
+            if cn is None:
+                return
+            stats = dict(_field(cn, 'stats') or {})
+            count = int(stats.get('failed_builds') or 0)
+            if new_count(count) == count:
+                return  # a success after a success: nothing to save
+            stats['failed_builds'] = str(new_count(count))
+            cn.stats = stats
+            self._save_node(cn)
+
     def _save_node(self, cn):
         try:
             cn.save()

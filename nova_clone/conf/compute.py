@@ -10,8 +10,11 @@ compute_opts = [
     cfg.IntOpt('max_disk_devices_to_attach', default=-1, min=-1,
                help='Disk devices one instance may have (-1 = unlimited).'),
     cfg.IntOpt('consecutive_build_service_disable_threshold', default=10,
-               help='Failed builds in a row before the compute disables '
-                    'itself (0 = never).'),
+               help='Nonzero: the compute counts its failed builds in a '
+                    'row in its node stats (failed_builds), which the '
+                    'scheduler\'s BuildFailureWeigher uses to avoid it; '
+                    '0 turns the count off.  The service is never '
+                    'disabled for it.'),
     cfg.FloatOpt('cpu_allocation_ratio', help='Virtual CPU to physical CPU '
                  'ratio reported to Placement (default 4.0).'),
     cfg.FloatOpt('ram_allocation_ratio', help='Virtual RAM to physical RAM '

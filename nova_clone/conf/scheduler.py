@@ -42,6 +42,10 @@ filter_opts = [
                  help='Positive spreads by free vCPUs, negative stacks.'),
     cfg.FloatOpt('disk_weight_multiplier', default=1.0,
                  help='Positive spreads by free disk, negative stacks.'),
+    cfg.FloatOpt('build_failure_weight_multiplier', default=1000000.0,
+                 help='Weight taken off a host per the failed builds in a '
+                      'row it reports; large so a failing host comes after '
+                      'every healthy one.'),
     cfg.BoolOpt('shuffle_best_same_weighed_hosts', default=False,
                 help='Shuffle hosts of equal best weight.'),
 ]

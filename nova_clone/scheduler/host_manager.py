@@ -64,6 +64,7 @@ class HostState:
         self.cpu_info = None
         self.supported_instances = []
         self.stats = {}
+        self.failed_builds = 0
         self.total_usable_ram_mb = 0
         self.free_ram_mb = 0
         self.total_usable_disk_gb = 0
@@ -91,6 +92,10 @@ class HostState:
             for s in supported]
         stats = _field(compute, 'stats') or {}
         self.stats = dict(stats) if isinstance(stats, dict) else {}
+        try:
+            self.failed_builds = int(self.stats.get('failed_builds') or 0)
+        except ValueError:
+            self.failed_builds = 0
         self.total_usable_ram_mb = _field(compute, 'memory_mb', 0) or 0
         self.free_ram_mb = _field(compute, 'free_ram_mb', 0) or 0
         self.total_usable_disk_gb = _field(compute, 'local_gb', 0) or 0

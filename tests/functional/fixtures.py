@@ -417,6 +417,22 @@ class TestCloud:
                 self.admin_api.wait_until_deleted(server_id)
             except AssertionError:
                 pass
+        self.forget_build_failures()
+
+    def forget_build_failures(self):
+        """Every compute's failed-build count back to 0 and the scheduler
+        seeing it now: a test that fails builds on purpose must not steer
+        the next tests' servers away from that host."""
+        for svc in list(self.cloud.computes.values()):
+            rt = svc.manager.rt
+            for nodename in list(rt.compute_nodes):
+                rt.build_succeeded(nodename)
+        for svc in self.cloud.services:
+            host_manager = getattr(svc.manager, 'host_manager', None)
+            if host_manager is not None:
+                # Stale: the next request reloads.  (A forced refresh here
+                # would use up the one a new compute's first boot needs.)
+                host_manager._refreshed_at = 0.0
 
     def log_tail(self, lines=60):
         try:

@@ -8,7 +8,9 @@ list`` would tell an operator).
 """
 
 import os
+import time
 
+from nova_clone.scheduler import host_manager
 from nova_clone.virt import fake
 
 
@@ -209,3 +211,71 @@ def test_guest_of_an_instance_deleted_behind_its_back_is_reaped(cloud):
             nova_context.get_admin_context())
     assert _guest_host(cloud, server['id']) is None
     assert api.get_ports(device_id=server['id']) == []
+
+
+def _provider_traits(hostname):
+    from nova_clone.placement import client as report
+    client = report.SchedulerReportClient()
+    rps = client.get('/resource_providers?name=%s' % hostname,
+                     version='1.14').json()['resource_providers']
+    assert len(rps) == 1, rps
+    return set(client.get('/resource_providers/%s/traits' % rps[0]['uuid'],
+                          version='1.6').json()['traits'])
+
+
+def _settled(api, server_id, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        server = api.get_server(server_id)
+        if server['status'] != 'BUILD':
+            return server
+        time.sleep(0.1)
+    raise AssertionError('server %s still in BUILD' % server_id)
+
+
+def _compute_service(api, host):
+    services = api.get('/os-services', params={
+        'host': host, 'binary': 'nova-compute'},
+        microversion='2.53').json()['services']
+    assert len(services) == 1, services
+    return services[0]
+
+
+def test_disabling_and_enabling_a_compute_reaches_placement_at_once(cloud):
+    api = cloud.admin_api
+    host = _hosts(cloud)[0]
+    service = _compute_service(api, host)
+    api.put('/os-services/%s' % service['id'], {'status': 'disabled'},
+            microversion='2.53', expected=200)
+    assert 'COMPUTE_STATUS_DISABLED' in _provider_traits(host)
+    api.put('/os-services/%s' % service['id'], {'status': 'enabled'},
+            microversion='2.53', expected=200)
+    # Not left for the compute's periodic run: the scheduler, which asks
+    # Placement for hosts without the trait, can use the host right away.
+    assert 'COMPUTE_STATUS_DISABLED' not in _provider_traits(host)
+    # The other hosts fail (and reschedule): only this one can take it.
+    with cloud.flags(fail_spawn={h: 'retryable' for h in _hosts(cloud)
+                                 if h != host}, group='fake_driver'):
+        server = api.create_server()
+    assert _guest_host(cloud, server['id']) == host
+
+
+def test_a_host_whose_builds_fail_is_avoided_but_stays_enabled(cloud):
+    api = cloud.admin_api
+    bad = _hosts(cloud)[0]
+    with cloud.flags(fail_spawn={bad: 'fatal'}, group='fake_driver'):
+        # Until one build has failed on it, the host gets its share.
+        for _ in range(len(_hosts(cloud)) + 1):
+            created = api.create_server(wait_for=None)
+            server = _settled(api, created['id'])
+            if server['status'] == 'ERROR':
+                break
+        assert server['status'] == 'ERROR'
+    # Healed, but its last build failed: once the scheduler's cached view
+    # of the nodes has been refreshed, every new server goes elsewhere (the
+    # BuildFailureWeigher), and the service was not disabled.
+    time.sleep(host_manager.HOST_STATE_TTL + 0.5)
+    for _ in range(3):
+        server = api.create_server()
+        assert _guest_host(cloud, server['id']) != bad
+    assert _compute_service(api, bad)['status'] == 'enabled'

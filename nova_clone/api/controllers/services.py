@@ -7,6 +7,7 @@ import webob.exc
 
 from nova_clone.api import auth
 from nova_clone.api import common
+from nova_clone.api.controllers import servers
 from nova_clone.api import microversion
 from nova_clone.api import resource
 from nova_clone.api.schemas import services as schema
@@ -116,7 +117,7 @@ class ServiceController(object):
             service.disabled_reason = reason if service.disabled else None
         if forced_down is not None:
             service.forced_down = strutils.bool_from_string(forced_down)
-        self.host_api.service_update(context, service)
+        self._save(context, service)
         return {'service': self._view(req, service)}
 
     # -- before 2.53: PUT /os-services/{action} --------------------------
@@ -138,7 +139,29 @@ class ServiceController(object):
         return {'service': handler(context, service, body)}
 
     def _save(self, context, service):
+        status_changed = 'disabled' in service.obj_what_changed() and \
+            service.binary == 'nova-compute'
         self.host_api.service_update(context, service)
+        if status_changed:
+            self._sync_status_trait(service)
+
+    @staticmethod
+    def _sync_status_trait(service):
+        """Tell the compute at once, so Placement's COMPUTE_STATUS_DISABLED
+        trait follows without waiting for its periodic run."""
+        compute_api = servers.compute_api()
+        if not compute_api.servicegroup_api.service_is_up(service):
+            LOG.info('Compute service on host %s is down; its '
+                     'COMPUTE_STATUS_DISABLED trait is synchronized when it '
+                     'starts again.', service.host)
+            return
+        try:
+            compute_api.compute_rpcapi.set_host_enabled(
+                service._context, service.host, not service.disabled)
+        except Exception:
+            LOG.exception('Could not update the COMPUTE_STATUS_DISABLED '
+                          'trait of host %s; its next update_available_'
+                          'resource run will.', service.host)
 
     def _enable(self, context, service, body):
         service.disabled = False

@@ -95,9 +95,9 @@ class WideRow:
     (DevStack's driver) decodes, in Python, the description of each
     column of each result, which for a 50-column row costs more CPU than
     the rest of the statement (mysqlclient, the stack's driver, reads
-    both forms at the same cost).  The values are decoded back to what the plain SELECT
-    gives (datetimes, booleans, floats).  Other databases run the plain
-    SELECT.
+    both forms at the same cost).  The values are decoded back to what
+    the plain SELECT gives (datetimes, booleans, floats).  Other
+    databases run the plain SELECT.
     """
 
     def __init__(self, table, *where):

@@ -55,8 +55,9 @@ def test_services_filters_and_policy(cloud, admin, demo):
     assert demo.get('/os-services').status == 403
 
 
-def test_service_disable_enable_v253(cloud, admin):
+def test_service_disable_enable_v253(cloud, bed, admin):
     service = cloud['computes'][1][0]
+    del bed.compute_rpc.casts[:]
     reply = admin.put('/os-services/%s' % service.uuid, {
         'status': 'disabled', 'disabled_reason': 'maintenance'},
         version='2.53')
@@ -70,6 +71,10 @@ def test_service_disable_enable_v253(cloud, admin):
         'status': 'enabled'}, version='2.53')
     assert reply.body['service']['status'] == 'enabled'
     assert reply.body['service']['disabled_reason'] is None
+    # Each change of status told the (up) compute, for its trait.
+    assert [(c[0], c[1][1:]) for c in bed.compute_rpc.casts] == [
+        ('set_host_enabled', (service.host, False)),
+        ('set_host_enabled', (service.host, True))]
     reply = admin.put('/os-services/%s' % service.uuid, {
         'forced_down': True}, version='2.53')
     assert reply.body['service']['forced_down'] is True

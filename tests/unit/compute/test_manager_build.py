@@ -5,6 +5,7 @@ import time
 import pytest
 
 from nova_clone.compute import power_state
+from nova_clone.compute import resource_tracker
 from tests.unit.compute import fakes
 
 
@@ -233,22 +234,41 @@ def test_build_of_an_instance_deleted_meanwhile_stops_quietly(compute, ctxt,
     assert fake_objects.faults == []
 
 
-def test_repeated_failures_disable_the_service(compute, ctxt, conf,
-                                               fake_objects):
-    conf.set_override('consecutive_build_service_disable_threshold', 2,
+def test_failed_builds_are_counted_in_the_node_stats(compute, ctxt, conf,
+                                                     fake_objects):
+    conf.set_override('fail_spawn', {'host1': 'fatal'}, group='fake_driver')
+    try:
+        c = compute()
+        c.network.active = True
+        for _ in range(3):
+            c.build(ctxt, c.new_instance())
+        cn = c.manager.rt.compute_nodes['host1']
+        # What the scheduler's BuildFailureWeigher reads; the service
+        # itself stays enabled (Nova 34 no longer disables it).
+        assert cn.stats['failed_builds'] == '3'
+        assert fake_objects.service.disabled is False
+    finally:
+        conf.clear_override('fail_spawn', group='fake_driver')
+    c.build(ctxt, c.new_instance())
+    assert cn.stats['failed_builds'] == '0'
+
+
+def test_failed_builds_are_not_counted_with_a_zero_threshold(compute, ctxt,
+                                                             conf):
+    conf.set_override('consecutive_build_service_disable_threshold', 0,
                       group='compute')
     conf.set_override('fail_spawn', {'host1': 'fatal'}, group='fake_driver')
     try:
         c = compute()
         c.network.active = True
         c.build(ctxt, c.new_instance())
-        assert fake_objects.service.disabled is False
-        c.build(ctxt, c.new_instance())
-        assert fake_objects.service.disabled is True
-        assert '2 build failures' in fake_objects.service.disabled_reason
+        cn = c.manager.rt.compute_nodes['host1']
+        assert 'failed_builds' not in (resource_tracker._field(cn, 'stats')
+                                       or {})
     finally:
         conf.clear_override('consecutive_build_service_disable_threshold',
                             group='compute')
+        conf.clear_override('fail_spawn', group='fake_driver')
 
 
 @pytest.mark.parametrize('limit', [1])

@@ -90,6 +90,29 @@ def test_weighers_prefer_free_resources_and_keep_ties_in_order():
     assert [w.obj for w in weights.weigh(ws, [a, b], None)] == [a, b]
 
 
+def test_a_host_with_failed_builds_ranks_after_every_healthy_host():
+    ws = weights.load_weighers(['all'])
+    # Even with far more free RAM, the failing host comes last.
+    failing = fakes.host_state('failing')
+    failing.update_from_compute_node({
+        'memory_mb': 65536, 'free_ram_mb': 65536, 'vcpus': 16,
+        'local_gb': 100, 'free_disk_gb': 100,
+        'stats': {'failed_builds': '2'}})
+    healthy = fakes.host_state('healthy', ram=4096)
+    ranked = [w.obj for w in weights.weigh(ws, [failing, healthy], None)]
+    assert ranked == [healthy, failing]
+    # Multiplier 0: the count is ignored and free RAM decides again.
+    CONF.set_override('build_failure_weight_multiplier', 0.0,
+                      group='filter_scheduler')
+    try:
+        ranked = [w.obj for w in weights.weigh(ws, [healthy, failing],
+                                               None)]
+        assert ranked == [failing, healthy]
+    finally:
+        CONF.clear_override('build_failure_weight_multiplier',
+                            group='filter_scheduler')
+
+
 def test_resource_request_from_flavor_and_traits():
     spec = Spec(extra_specs={'trait:HW_CPU_X86_AVX2': 'required',
                              'trait:CUSTOM_SLOW': 'forbidden',
