@@ -183,21 +183,22 @@ class ResourceTracker:
     # -- build failures, for the scheduler's BuildFailureWeigher ----------
 
     def build_failed(self, nodename):
-        self._set_failed_builds(nodename, lambda count: count + 1)
+        self._set_failed_builds(nodename, failed=True)
 
     def build_succeeded(self, nodename):
-        self._set_failed_builds(nodename, lambda count: 0)
+        self._set_failed_builds(nodename, failed=False)
 
-    def _set_failed_builds(self, nodename, new_count):
+    def _set_failed_builds(self, nodename, failed):
         with self._lock:
             cn = self.compute_nodes.get(nodename)
             if cn is None:
                 return
             stats = dict(_field(cn, 'stats') or {})
             count = int(stats.get('failed_builds') or 0)
-            if new_count(count) == count:
+            new_count = count + 1 if failed else 0
+            if new_count == count:
                 return  # a success after a success: nothing to save
-            stats['failed_builds'] = str(new_count(count))
+            stats['failed_builds'] = str(new_count)
             cn.stats = stats
             self._save_node(cn)
 
