@@ -140,6 +140,10 @@ class _QuietHandler(simple_server.WSGIRequestHandler):
     # HTTP/1.1 keeps client connections alive between requests, which
     # keystoneauth1 sessions rely on for speed.
     protocol_version = 'HTTP/1.1'
+    # wsgiref writes the status line, the headers and the body in separate
+    # small writes; with Nagle on, a kept-alive client's delayed ACK holds
+    # each response back about 40 ms.
+    disable_nagle_algorithm = True
     # An idle kept-alive connection frees its thread after this long.
     timeout = 120
 
