@@ -8,6 +8,8 @@ database and message queue a call should use.
 import concurrent.futures
 import contextlib
 import copy
+import threading
+import time
 
 from oslo_context import context as oslo_context
 from oslo_db.sqlalchemy import enginefacade
@@ -22,6 +24,58 @@ did_not_respond_sentinel = object()
 
 # Cell connections built once per process, keyed by cell uuid.
 _CELL_CACHE = {}
+
+# The cell list of the request paths that read it all the time (server
+# lists, quota counts): (monotonic time read, [CellMapping]).  Cells are
+# added rarely; a change made in this process is seen at once, one made
+# elsewhere (nova-manage) within CELL_LIST_TTL seconds.
+CELL_LIST_TTL = 10.0
+_CELL_LIST = None
+
+# The threads that ask the cells, shared by every scatter-gather of the
+# process: starting threads per request cost more than the queries.
+_EXECUTOR = None
+_EXECUTOR_LOCK = threading.Lock()
+
+
+def load_cells(context):
+    """Every CellMapping, from a copy at most CELL_LIST_TTL seconds old."""
+    global _CELL_LIST
+    cached = _CELL_LIST
+    if cached is None or time.monotonic() - cached[0] > CELL_LIST_TTL:
+        from nova_clone import objects
+        cached = (time.monotonic(),
+                  list(objects.CellMappingList.get_all(context)))
+        _CELL_LIST = cached
+    return list(cached[1])
+
+
+def forget_cells():
+    """Drop what this process knows of the cells (a cell changed, or a
+    new deployment starts in this process)."""
+    global _CELL_LIST
+    _CELL_LIST = None
+    _CELL_CACHE.clear()
+
+
+def _scatter_gather_executor():
+    global _EXECUTOR
+    if _EXECUTOR is None:
+        from nova_clone.conf import CONF
+        with _EXECUTOR_LOCK:
+            if _EXECUTOR is None:
+                _EXECUTOR = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=CONF.cell_worker_thread_pool_size,
+                    thread_name_prefix='cell-worker')
+    return _EXECUTOR
+
+
+# The catalog entries a context keeps, as Nova's: the services its flows
+# call with the user's token.  Every RPC message carries the context, so
+# the rest (identity, compute itself) would only make them bigger.
+CATALOG_TYPES = frozenset(['image', 'network', 'placement', 'block-storage',
+                           'volume', 'volumev2', 'volumev3', 'key-manager',
+                           'accelerator', 'sharev2'])
 
 
 @enginefacade.transaction_context_provider
@@ -42,7 +96,8 @@ class RequestContext(oslo_context.RequestContext):
             timestamp = timeutils.parse_isotime(timestamp).replace(tzinfo=None)
         self.timestamp = timestamp
         self.quota_class = quota_class
-        self.service_catalog = service_catalog or []
+        self.service_catalog = [entry for entry in service_catalog or []
+                                if entry.get('type') in CATALOG_TYPES]
         self.user_auth_plugin = user_auth_plugin
         self.is_admin = bool(is_admin) if is_admin is not None else (
             'admin' in (self.roles or []))
@@ -185,7 +240,6 @@ def scatter_gather_cells(context, cell_mappings, timeout, fn, *args, **kw):
     it raised, and one that did not answer within ``timeout`` seconds maps
     to did_not_respond_sentinel.
     """
-    from nova_clone.conf import CONF
     results = {}
     cells = list(cell_mappings)
     if not cells:
@@ -193,26 +247,24 @@ def scatter_gather_cells(context, cell_mappings, timeout, fn, *args, **kw):
 
     def run(cell):
         with target_cell(context, cell) as cctxt:
+            # The worker's log lines carry the request's id.
+            cctxt.update_store()
             return fn(cctxt, *args, **kw)
 
-    pool = concurrent.futures.ThreadPoolExecutor(
-        max_workers=min(len(cells), CONF.cell_worker_thread_pool_size))
-    try:
-        futures = {pool.submit(run, cell): cell.uuid for cell in cells}
-        done, _ = concurrent.futures.wait(futures, timeout=timeout)
-        for future, uuid in futures.items():
-            if future not in done:
-                LOG.warning('Cell %s did not respond within %s seconds',
-                            uuid, timeout)
-                results[uuid] = did_not_respond_sentinel
-                continue
-            try:
-                results[uuid] = future.result()
-            except Exception as exc:
-                LOG.exception('Error gathering result from cell %s', uuid)
-                results[uuid] = exc
-    finally:
-        pool.shutdown(wait=False)
+    pool = _scatter_gather_executor()
+    futures = {pool.submit(run, cell): cell.uuid for cell in cells}
+    done, _ = concurrent.futures.wait(futures, timeout=timeout)
+    for future, uuid in futures.items():
+        if future not in done:
+            LOG.warning('Cell %s did not respond within %s seconds',
+                        uuid, timeout)
+            results[uuid] = did_not_respond_sentinel
+            continue
+        try:
+            results[uuid] = future.result()
+        except Exception as exc:
+            LOG.exception('Error gathering result from cell %s', uuid)
+            results[uuid] = exc
     return results
 
 

@@ -159,9 +159,8 @@ def _cell_usage(cctxt, project_id, user_id):
 
 def _cells_to_count(context):
     """The cells that can hold instances (cell0's are never counted)."""
-    from nova_clone import objects
     try:
-        cells = objects.CellMappingList.get_all(context)
+        cells = nova_context.load_cells(context)
     except Exception:  # noqa - no cells yet means nothing is used
         LOG.debug('No cell mappings to count usage in', exc_info=True)
         return []

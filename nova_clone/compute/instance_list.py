@@ -117,7 +117,7 @@ def _cells(context, filters):
             hasattr(objects.CellMappingList, 'get_by_project_id'):
         return list(objects.CellMappingList.get_by_project_id(context,
                                                                project))
-    return list(objects.CellMappingList.get_all(context))
+    return nova_context.load_cells(context)
 
 
 def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
@@ -129,7 +129,8 @@ def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
     cmp = _compare(keys, dirs)
 
     # 1. Build requests (not yet scheduled): newest work comes first.
-    # They and the cells to ask are read in one API-database transaction.
+    # Read before the cells are asked, so a server that leaves its build
+    # request meanwhile is found in its cell.
     from nova_clone.db.api import api as api_db
     build_marker_found = False
     with api_db.context_manager.reader.connection.using(context):

@@ -74,7 +74,8 @@ service_opts = [
     cfg.IntOpt('osapi_compute_workers', min=1,
                help='Worker processes of nova-api.'),
     cfg.IntOpt('cell_worker_thread_pool_size', default=5, min=1,
-               help='Threads used to query cells in parallel.'),
+               help='Threads of a process that query cells in parallel, '
+                    'shared by all its requests.'),
     cfg.IntOpt('graceful_shutdown_timeout', default=180, min=0,
                help='Seconds a stopping service waits for in-flight work.'),
 ]

@@ -348,7 +348,7 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
         from nova_clone.db.api import api as api_db
         from nova_clone.db.main import api as main_db
         from nova_clone.peers import client_auth
-        nova_context._CELL_CACHE.clear()
+        nova_context.forget_cells()
         api_db.reset()
         main_db.reset()
         # Service-user sessions hold tokens of this cloud's identity.

@@ -204,13 +204,17 @@ def log_tail(path, lines=15):
     return '\n'.join(data.splitlines()[-lines:])
 
 
-def gunicorn_argv(proc_name, host, port, app, workers=1, threads=8):
+def gunicorn_argv(proc_name, host, port, app, workers=1, threads=8,
+                  access_log=True):
     """Command line serving the WSGI callable `app` ('module:name').
 
     proc_name ends up in the process titles when setproctitle is present,
-    so it carries the stack's marker either way.
+    so it carries the stack's marker either way.  ``access_log=False`` for
+    an app that logs each request itself (with its request id): a second
+    line per request costs CPU and says nothing more.
     """
     import sys
+    log = ['--access-logfile', '-'] if access_log else []
     return [sys.executable, '-m', 'gunicorn', '--name', proc_name,
             '--worker-class', 'gthread', '--workers', str(workers),
             '--threads', str(threads), '--bind', '%s:%d' % (host, port),
@@ -218,5 +222,4 @@ def gunicorn_argv(proc_name, host, port, app, workers=1, threads=8):
             # Clients (keystoneauth, openstacksdk) keep connections open;
             # gunicorn's 2 s default closes them under a client that is
             # about to send, which the client sees as a reset.
-            '--keep-alive', '75',
-            '--access-logfile', '-', app]
+            '--keep-alive', '75'] + log + [app]

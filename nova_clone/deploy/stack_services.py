@@ -57,17 +57,20 @@ def _script(name):
     return os.path.join(os.path.dirname(sys.executable), name)
 
 
-def _gunicorn(layout, name, app, workers=1, threads=8):
+def _gunicorn(layout, name, app, workers=1, threads=8, access_log=False):
+    # Placement and nova-api log every request themselves; keystone's
+    # requests are only seen in gunicorn's access log.
     return procs.gunicorn_argv('%s:%s' % (layout.marker, name),
                                layout.host_ip, layout.ports[name], app,
-                               workers=workers, threads=threads)
+                               workers=workers, threads=threads,
+                               access_log=access_log)
 
 
 def keystone_service(layout):
     return Service('keystone',
                    _gunicorn(layout, 'keystone',
                              'nova_clone.deploy.keystone_wsgi:application',
-                             threads=16),
+                             threads=16, access_log=True),
                    'http', env=keystone.wsgi_env(layout),
                    url=layout.url('keystone') + '/v3',
                    needs=['keystone', 'gunicorn'])
@@ -76,7 +79,8 @@ def keystone_service(layout):
 def support_services(layout):
     """Placement and the stand-ins: everything nova talks to."""
     services = [Service('placement',
-                        _gunicorn(layout, 'placement', placement.WSGI_APP),
+                        _gunicorn(layout, 'placement', placement.WSGI_APP,
+                                 workers=2),
                         'http', env=placement.wsgi_env(layout),
                         url=layout.url('placement') + '/',
                         needs=['placement', 'gunicorn'])]

@@ -296,6 +296,7 @@ class API:
                                               instance.project_id,
                                               security_groups)
         created, claimed, preserve = [], [], set()
+        bound = []  # the ports as Neutron answered the binding
         try:
             for req in items:
                 if req.port_id:
@@ -310,8 +311,8 @@ class API:
                     port_id = self._create_port(user, instance, req,
                                                 sg_ids)
                     created.append(port_id)
-                self._update_port(admin, port_id,
-                                  self._port_fields(instance, bind_host_id))
+                bound.append(self._update_port(
+                    admin, port_id, self._port_fields(instance, bind_host_id)))
         except Exception:
             with _logged('rolling back ports of %s' % instance.uuid):
                 for port_id in created:
@@ -322,8 +323,12 @@ class API:
         LOG.info('Ports %s of instance %s bound to %s', created + claimed,
                  instance.uuid, bind_host_id)
         order = claimed + created
+        # A new server's ports are exactly the ones just bound: their
+        # binding answers spare listing them again.
+        ports = bound if not _cached_info(instance) else None
         return self._build_network_info(context, instance, preserve=preserve,
-                                        order=order, save=save_cache)
+                                        order=order, save=save_cache,
+                                        ports=ports)
 
     def _create_port(self, client, instance, req, sg_ids):
         body = {'network_id': req.network_id,
@@ -410,10 +415,11 @@ class API:
         return self._build_network_info(context, instance)
 
     def _build_network_info(self, context, instance, preserve=(),
-                            order=(), save=True):
+                            order=(), save=True, ports=None):
         admin = self._client(context, admin=True)
-        ports = admin('GET', '/v2.0/ports',
-                      params={'device_id': instance.uuid})['ports']
+        if ports is None:
+            ports = admin('GET', '/v2.0/ports',
+                          params={'device_id': instance.uuid})['ports']
         cached = {vif['id']: vif for vif in _cached_info(instance)}
         preserve = set(preserve) | {i for i, v in cached.items()
                                     if v.get('preserve_on_delete')}

@@ -5,6 +5,7 @@ import sqlalchemy as sa
 
 from nova_clone.db.api import api as api_db_api
 from nova_clone.db.api import models as api_models
+from nova_clone import context as nova_context
 from nova_clone import exception
 from nova_clone.objects import base
 from nova_clone.objects import fields
@@ -59,6 +60,7 @@ class CellMapping(base.NovaTimestampObject, base.NovaObject):
         db_mapping = api_db_api.create_row(self._context,
                                            api_models.CellMapping, updates)
         self._from_db_object(self._context, self, db_mapping)
+        nova_context.forget_cells()
 
     @base.remotable
     def save(self):
@@ -68,12 +70,14 @@ class CellMapping(base.NovaTimestampObject, base.NovaObject):
             changes, exception.CellMappingNotFound(uuid=self.uuid))
         self._from_db_object(self._context, self, db_mapping)
         self.obj_reset_changes()
+        nova_context.forget_cells()
 
     @base.remotable
     def destroy(self):
         api_db_api.delete_row(self._context, api_models.CellMapping,
                               {'uuid': self.uuid},
                               exception.CellMappingNotFound(uuid=self.uuid))
+        nova_context.forget_cells()
 
 
 def changes_with_cell_id(mapping):

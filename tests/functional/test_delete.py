@@ -12,13 +12,22 @@ def _allocations(server_id):
         nova_context.get_admin_context(), server_id)
 
 
-def _allocations_soon_gone(server_id, timeout=10):
+def _allocations_soon_gone(server_id, timeout=15, quiet=2.0):
     """The conductor may still be finishing a cancelled build when the
-    API already answers 404; its cleanup must follow shortly."""
+    API already answers 404: its claim can even land after the delete.
+    Its cleanup must follow shortly: no allocation for ``quiet`` seconds
+    in a row."""
     deadline = time.monotonic() + timeout
-    while _allocations(server_id) and time.monotonic() < deadline:
+    empty_since = None
+    while time.monotonic() < deadline:
+        if _allocations(server_id):
+            empty_since = None
+        elif empty_since is None:
+            empty_since = time.monotonic()
+        elif time.monotonic() - empty_since >= quiet:
+            return True
         time.sleep(0.1)
-    return _allocations(server_id) == {}
+    return False
 
 
 @contextlib.contextmanager

@@ -89,7 +89,7 @@ class ApiBed(object):
                 CONF.set_override(name, old, group=group)
         api_db_api.reset()
         main_db_api.reset()
-        nova_context._CELL_CACHE.clear()
+        nova_context.forget_cells()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def client(self, user='demo', project='6f70656e737461636b20342065766572',

@@ -79,7 +79,9 @@ def test_malformed_global_request_id_is_ignored():
 def test_keystone_headers_build_the_context():
     capture = _Capture()
     app = auth.ContextMiddleware(capture)
-    catalog = [{'type': 'image', 'endpoints': []}]
+    image = {'type': 'image', 'endpoints': []}
+    catalog = [{'type': 'identity', 'endpoints': []}, image,
+               {'type': 'compute', 'endpoints': []}]
     _get(app, {'X-User-Id': 'u1', 'X-Project-Id': 'p1',
                'X-Roles': 'reader, member', 'X-Auth-Token': 'tok',
                'X-Service-Catalog': json.dumps(catalog)})
@@ -87,7 +89,9 @@ def test_keystone_headers_build_the_context():
     assert (ctx.user_id, ctx.project_id) == ('u1', 'p1')
     assert ctx.roles == ['reader', 'member']
     assert ctx.auth_token == 'tok'
-    assert ctx.service_catalog == catalog
+    # As Nova: only the services called with the user's token are kept,
+    # so RPC messages do not carry the whole catalog.
+    assert ctx.service_catalog == [image]
 
 
 def test_missing_identity_is_401_json():
