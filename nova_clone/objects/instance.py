@@ -527,8 +527,10 @@ class InstanceList(base.ObjectListBase, base.NovaObject):
 
     @base.remotable_classmethod
     def get_by_uuids(cls, context, uuids, expected_attrs=None):
-        return cls.get_by_filters(context, {'uuid': list(uuids)},
-                                  expected_attrs=expected_attrs)
+        db_insts = db.instance_get_all_by_uuids(
+            context, list(uuids), columns_to_join=_expected_cols(
+                expected_attrs))
+        return cls._make(context, db_insts, expected_attrs)
 
     @base.remotable_classmethod
     def get_hung_in_rebooting(cls, context, reboot_window,

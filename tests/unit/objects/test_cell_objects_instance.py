@@ -172,6 +172,28 @@ def test_user_cannot_see_other_projects(cell):
         objects.Instance.get_by_uuid(user, theirs.uuid)
 
 
+def test_get_by_uuids_finds_exactly_those_its_caller_may_see(cell):
+    admin = cell_db.admin_ctx(cell)
+    mine = _instance(admin, project_id='uuids-a')
+    gone = _instance(admin, project_id='uuids-a')
+    theirs = _instance(admin, project_id='uuids-b')
+    _instance(admin, project_id='uuids-a')  # not asked for
+    gone.destroy()
+    asked = [mine.uuid, gone.uuid, theirs.uuid, uuidutils.generate_uuid()]
+
+    found = objects.InstanceList.get_by_uuids(admin, asked,
+                                              expected_attrs=['info_cache'])
+    assert {i.uuid for i in found} == {mine.uuid, theirs.uuid}
+    assert all(i.obj_attr_is_set('info_cache') for i in found)
+    with_deleted = objects.InstanceList.get_by_uuids(
+        admin.elevated(read_deleted='yes'), asked)
+    assert {i.uuid for i in with_deleted} == {mine.uuid, gone.uuid,
+                                              theirs.uuid}
+    user = cell_db.user_ctx(cell, project_id='uuids-a')
+    assert [i.uuid for i in objects.InstanceList.get_by_uuids(
+        user, asked)] == [mine.uuid]
+
+
 def test_list_filters(ctx):
     project = 'filters-%s' % uuidutils.generate_uuid()[:8]
     a = _instance(ctx, project_id=project, display_name='web-1',
