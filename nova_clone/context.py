@@ -50,11 +50,16 @@ def load_cells(context):
     return list(cached[1])
 
 
-def forget_cells():
-    """Drop what this process knows of the cells (a cell changed, or a
-    new deployment starts in this process)."""
+def forget_cell_list():
+    """Read the cell list afresh next time (a cell changed here)."""
     global _CELL_LIST
     _CELL_LIST = None
+
+
+def forget_cells():
+    """Drop all this process knows of the cells, connections included
+    (a new deployment starts in this process)."""
+    forget_cell_list()
     _CELL_CACHE.clear()
 
 

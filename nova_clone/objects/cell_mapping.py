@@ -60,7 +60,7 @@ class CellMapping(base.NovaTimestampObject, base.NovaObject):
         db_mapping = api_db_api.create_row(self._context,
                                            api_models.CellMapping, updates)
         self._from_db_object(self._context, self, db_mapping)
-        nova_context.forget_cells()
+        nova_context.forget_cell_list()
 
     @base.remotable
     def save(self):
@@ -70,14 +70,14 @@ class CellMapping(base.NovaTimestampObject, base.NovaObject):
             changes, exception.CellMappingNotFound(uuid=self.uuid))
         self._from_db_object(self._context, self, db_mapping)
         self.obj_reset_changes()
-        nova_context.forget_cells()
+        nova_context.forget_cell_list()
 
     @base.remotable
     def destroy(self):
         api_db_api.delete_row(self._context, api_models.CellMapping,
                               {'uuid': self.uuid},
                               exception.CellMappingNotFound(uuid=self.uuid))
-        nova_context.forget_cells()
+        nova_context.forget_cell_list()
 
 
 def changes_with_cell_id(mapping):

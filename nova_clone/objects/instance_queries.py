@@ -78,15 +78,22 @@ def _tags_match(tags, any_of):
     return models.Instance.uuid.in_(sub)
 
 
+def _owner_scope(context):
+    """(column, value) an ordinary user's reads are limited to (their
+    project's servers, as in Nova), or None for an admin."""
+    if getattr(context, 'is_admin', False):
+        return None
+    if context.project_id:
+        return 'project_id', context.project_id
+    return 'user_id', context.user_id
+
+
 def build_filters(context, query, filters):
     inst = models.Instance
     filters = dict(filters)
-    if not getattr(context, 'is_admin', False):
-        # Ordinary users see their project's servers only, as in Nova.
-        if context.project_id:
-            filters['project_id'] = context.project_id
-        else:
-            filters['user_id'] = context.user_id
+    scope = _owner_scope(context)
+    if scope is not None:
+        filters[scope[0]] = scope[1]
 
     if 'deleted' in filters:
         deleted = filters.pop('deleted')
@@ -346,12 +353,7 @@ def _rows_by_uuids_select(scope, read_deleted):
 def instance_get_all_by_uuids(context, uuids, columns_to_join=()):
     """The instances of ``uuids``, in no particular order: one indexed
     select, without a list's filter, sort and paging machinery."""
-    scope, owner = None, None
-    if not getattr(context, 'is_admin', False):
-        # As build_filters: ordinary users see their project's servers.
-        scope, owner = (('project_id', context.project_id)
-                        if context.project_id else
-                        ('user_id', context.user_id))
+    scope, owner = _owner_scope(context) or (None, None)
     read_deleted = getattr(context, 'read_deleted', 'no') or 'no'
     select = _rows_by_uuids_select(scope, read_deleted)
     conn = queries.connection(context)
