@@ -128,32 +128,64 @@ def test_users_and_roles(stack):
     assert denied.returncode != 0
 
 
+def _identity_v3(stack):
+    url = stack.osc_json('admin', 'endpoint', 'list', '--service',
+                         'identity', '--interface', 'public')[0]['URL']
+    base = url.rstrip('/')
+    return base if base.endswith('/v3') else base + '/v3'
+
+
+def _validate(base, token, subject):
+    import urllib.error
+    import urllib.request
+    req = urllib.request.Request(
+        base + '/auth/tokens',
+        headers={'X-Auth-Token': token, 'X-Subject-Token': subject})
+    try:
+        return urllib.request.urlopen(req, timeout=10).status
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
 def test_revoked_token_is_refused_at_once(stack):
     # Keystone caches validations in-process: a revocation must still
     # apply to the very next check, as without the cache.
-    import urllib.error
-    import urllib.request
-    url = [e for e in stack.osc_json('admin', 'endpoint', 'list',
-                                     '--service', 'identity',
-                                     '--interface', 'public')][0]['URL']
+    base = _identity_v3(stack)
     admin = stack.osc_json('admin', 'token', 'issue')['id']
     demo = stack.osc_json('demo', 'token', 'issue')['id']
 
-    base = url.rstrip('/')
-    if not base.endswith('/v3'):
-        base += '/v3'
-
     def validate():
-        req = urllib.request.Request(
-            base + '/auth/tokens',
-            headers={'X-Auth-Token': admin, 'X-Subject-Token': demo})
-        try:
-            return urllib.request.urlopen(req, timeout=10).status
-        except urllib.error.HTTPError as err:
-            return err.code
+        return _validate(base, admin, demo)
     assert [validate() for _ in range(3)] == [200, 200, 200]
     stack.osc('admin', 'token', 'revoke', demo)
     assert validate() == 404
+
+
+def test_fresh_keystone_worker_validates_concurrent_requests(stack):
+    # Right after a (re)start every service validates tokens at once; a
+    # fresh Keystone worker must not refuse any of them while it loads
+    # its policy.
+    from concurrent import futures
+    import urllib.request
+    base = _identity_v3(stack)
+    admin = stack.osc_json('admin', 'token', 'issue')['id']
+    demo = stack.osc_json('demo', 'token', 'issue')['id']
+    master = psutil.Process(stack.pids()['keystone'])
+    for _ in range(3):
+        for worker in master.children():
+            worker.kill()
+        deadline = time.monotonic() + 60
+        while True:  # the master starts a new worker
+            try:
+                urllib.request.urlopen(base, timeout=2)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, 'keystone did not restart'
+                time.sleep(0.05)
+        with futures.ThreadPoolExecutor(24) as pool:
+            codes = list(pool.map(lambda _: _validate(base, admin, demo),
+                                  range(24)))
+        assert codes == [200] * 24
 
 
 def test_placement_answers_through_keystone(stack):
