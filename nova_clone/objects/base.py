@@ -25,6 +25,7 @@ from oslo_log import log as logging
 from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovoo_base
 from oslo_versionedobjects import exception as ovoo_exc
+from oslo_versionedobjects import fields as ovoo_fields
 
 from nova_clone import exception
 from nova_clone.objects import fields as obj_fields
@@ -91,6 +92,74 @@ def get_attrname(name):
     return ovoo_base._get_attrname(name)
 
 
+# Field types whose coercion leaves a value of this exact type unchanged.
+_UNCHANGED_BY_COERCION = {
+    ovoo_fields.String: str,
+    ovoo_fields.UUID: str,
+    ovoo_fields.Integer: int,
+    ovoo_fields.Boolean: bool,
+    ovoo_fields.Float: float,
+}
+_TZ_DATETIME = object()
+
+
+@functools.lru_cache(maxsize=None)
+def _stored_plan(cls, names):
+    plan = []
+    for name in names:
+        field = cls.fields[name]
+        kind = _UNCHANGED_BY_COERCION.get(type(field._type))
+        if (isinstance(field._type, ovoo_fields.DateTime) and
+                field._type.tzinfo_aware):
+            kind = _TZ_DATETIME
+        plan.append((name, '_obj_' + name, kind, field.nullable))
+    return tuple(plan)
+
+
+@functools.lru_cache(maxsize=None)
+def _stored_primitive_split(cls, names):
+    """(fields set_stored_fields takes, fields needing from_primitive) of
+    a primitive's data keys; keys that are no field are dropped."""
+    plain, other = [], []
+    for name in names:
+        field = cls.fields.get(name)
+        if field is None:
+            continue
+        simple = (type(field._type) in _UNCHANGED_BY_COERCION or
+                  isinstance(field._type, ovoo_fields.DateTime))
+        (plain if simple else other).append(name)
+    return tuple(plain), tuple(other)
+
+
+def set_stored_fields(obj, values, names):
+    """Set fields ``names`` of ``obj`` from ``values`` (a mapping), as read
+    back from our own database.
+
+    Such values already have their field's type, so they are stored as
+    they are (a naive datetime gets UTC, as coercion gives it) instead of
+    through each field's coercion, which is most of the cost of reading a
+    long list; any other value still goes through the field.  Changes are
+    not tracked: callers reset them afterwards anyway.
+    """
+    utc = datetime.timezone.utc
+    for name, attr, kind, nullable in _stored_plan(type(obj), names):
+        value = values[name]
+        if value is None:
+            if nullable:
+                setattr(obj, attr, None)
+                continue
+        elif kind is _TZ_DATETIME:
+            if type(value) is datetime.datetime:
+                if value.tzinfo is None:
+                    value = value.replace(tzinfo=utc)
+                setattr(obj, attr, value)
+                continue
+        elif type(value) is kind:
+            setattr(obj, attr, value)
+            continue
+        setattr(obj, name, value)
+
+
 class NovaObjectRegistry(ovoo_base.VersionedObjectRegistry):
     """Registers objects and publishes the newest version of each class
     as an attribute of the ``nova_clone.objects`` package
@@ -152,6 +221,23 @@ class NovaObject(ovoo_base.VersionedObject):
                     value.obj_what_changed()):
                 changes.add(name)
         return changes
+
+    @classmethod
+    def from_stored_primitive(cls, primitive):
+        """The object a primitive kept in our own database describes (the
+        flavor stored with an instance), built as ``set_stored_fields``
+        does; the caller resets its changes."""
+        data = primitive['nova_object.data']
+        obj = cls()
+        version = primitive.get('nova_object.version')
+        if version and version != cls.VERSION:
+            obj.VERSION = version  # as obj_from_primitive keeps it
+        plain, other = _stored_primitive_split(cls, tuple(data))
+        set_stored_fields(obj, data, plain)
+        for name in other:
+            setattr(obj, name,
+                    cls.fields[name].from_primitive(obj, name, data[name]))
+        return obj
 
     @contextlib.contextmanager
     def obj_alternate_context(self, context):

@@ -155,21 +155,22 @@ class Instance(base.NovaPersistentObject, base.NovaObject,
             return 'instance-%08x' % self.id
 
     @staticmethod
-    def _from_db_object(context, instance, db_inst, expected_attrs=None):
+    def _from_db_object(context, instance, db_inst, expected_attrs=None,
+                        flavors=None):
+        """``flavors``: a dict shared by the instances of one list, so that
+        each stored flavor text is parsed once."""
         row, extras = db_inst
         instance._context = context
-        for name, field in instance.fields.items():
-            if name in _NOT_COLUMNS:
-                continue
-            value = getattr(row, name)
-            if name in _BOOL_COLUMNS:
-                value = bool(value)
-            setattr(instance, name, value)
-        instance._set_extras(context, extras, expected_attrs or ())
+        # Boolean columns stored as integers (deleted) go through the
+        # field's coercion, which makes them booleans.
+        base.set_stored_fields(
+            instance, row if isinstance(row, dict) else _Attributes(row),
+            _COLUMN_FIELDS)
+        instance._set_extras(context, extras, expected_attrs or (), flavors)
         instance.obj_reset_changes()
         return instance
 
-    def _set_extras(self, context, extras, wanted):
+    def _set_extras(self, context, extras, wanted, flavors=None):
         from nova_clone import objects
         if 'metadata' in extras:
             self.metadata = extras['metadata']
@@ -191,7 +192,7 @@ class Instance(base.NovaPersistentObject, base.NovaObject,
             self.tags = objects.TagList.from_rows(context, extras['tags'])
         stored = extras.get('extra') or {}
         if {'flavor', 'old_flavor', 'new_flavor'} & set(wanted):
-            self._set_flavors(stored.get('flavor'))
+            self._set_flavors(stored.get('flavor'), flavors)
         if 'keypairs' in wanted:
             raw = stored.get('keypairs')
             self.keypairs = (objects.KeyPairList.obj_from_primitive(
@@ -199,13 +200,18 @@ class Instance(base.NovaPersistentObject, base.NovaObject,
                 objects.KeyPairList(objects=[]))
             self.keypairs.obj_reset_changes(recursive=True)
 
-    def _set_flavors(self, raw):
+    def _set_flavors(self, raw, parsed=None):
         from nova_clone import objects
-        data = jsonutils.loads(raw) if raw else {}
+        if parsed is None:
+            parsed = {}
+        data = parsed.get(raw)
+        if data is None:
+            data = parsed[raw] = jsonutils.loads(raw) if raw else {}
         for name, key in (('flavor', 'cur'), ('old_flavor', 'old'),
                           ('new_flavor', 'new')):
             prim = data.get(key)
-            value = objects.Flavor.obj_from_primitive(prim) if prim else None
+            value = (objects.Flavor.from_stored_primitive(prim)
+                     if prim else None)
             if value is None and name == 'flavor':
                 continue  # an instance always has one once created
             setattr(self, name, value)
@@ -467,6 +473,20 @@ def _as_list(value):
     return [value]
 
 
+_COLUMN_FIELDS = tuple(name for name in Instance.fields
+                       if name not in _NOT_COLUMNS)
+
+
+class _Attributes:
+    """A row object's attributes read by name, like a Row's keys."""
+
+    def __init__(self, row):
+        self._row = row
+
+    def __getitem__(self, name):
+        return getattr(self._row, name)
+
+
 @base.NovaObjectRegistry.register
 class InstanceList(base.ObjectListBase, base.NovaObject):
     VERSION = '2.6'
@@ -479,9 +499,10 @@ class InstanceList(base.ObjectListBase, base.NovaObject):
     def _make(cls, context, db_insts, expected_attrs):
         cols = _expected_cols(expected_attrs)
         result = cls(context, objects=[])
+        flavors = {}
         for db_inst in db_insts:
             result.objects.append(Instance._from_db_object(
-                context, Instance(), db_inst, cols))
+                context, Instance(), db_inst, cols, flavors))
         result.obj_reset_changes()
         return result
 

@@ -62,6 +62,11 @@ def test_create_then_read_back_with_extras(ctx):
     assert got.name == 'instance-%08x' % got.id
 
 
+def test_values_read_back_are_those_coercion_gives(ctx):
+    cell_db.assert_read_back_as_coerced(
+        ctx, lambda **kw: _instance(ctx, **kw))
+
+
 def test_lazy_load_of_extras(ctx):
     inst = _instance(ctx)
     got = objects.Instance.get_by_uuid(ctx, inst.uuid, expected_attrs=[])

@@ -85,6 +85,22 @@ def test_wide_rows_read_as_json_equal_the_plain_select(ctx, cell):
     _same(*_plain_and_json(cell, models.ComputeNode, node.id))
 
 
+def test_values_read_back_are_those_coercion_gives(ctx):
+    def make(**kw):
+        values = dict(project_id='p1', user_id='u1', host='h1',
+                      flavor=objects.Flavor(
+                          id=7, name='m1', memory_mb=64, vcpus=1, root_gb=1,
+                          ephemeral_gb=0, flavorid='7', swap=0,
+                          rxtx_factor=1.0, vcpu_weight=None, disabled=False,
+                          is_public=True, extra_specs={'hw:cpu': 'x'},
+                          description=None))
+        values.update(kw)
+        inst = objects.Instance(ctx, **values)
+        inst.create()
+        return inst
+    cell_db.assert_read_back_as_coerced(ctx, make)
+
+
 def test_save_takes_back_what_another_writer_changed(ctx):
     inst = objects.Instance(ctx, project_id='p1', user_id='u1',
                             task_state='scheduling')
