@@ -224,8 +224,11 @@ def _plain_rows(query):
     objects, identity map or attribute instrumentation to build for rows
     that are only read."""
     columns = models.Instance.__table__.c
+    # Its Core statement, run on the session's connection: the rows are
+    # the same, without the ORM's execution path around them.
+    statement = query.with_entities(*columns).statement
     return [queries.Row(row._mapping)
-            for row in query.with_entities(*columns)]
+            for row in query.session.connection().execute(statement)]
 
 
 def load_extras(context, rows, columns_to_join):
