@@ -116,8 +116,8 @@ def _stored_plan(cls, names):
     return tuple(plan)
 
 
-@functools.lru_cache(maxsize=None)
-def _stored_primitive_split(cls, names):
+@functools.lru_cache(maxsize=4096)
+def _primitive_fields(cls, names):
     """(fields set_stored_fields takes, fields needing from_primitive) of
     a primitive's data keys; keys that are no field are dropped."""
     plain, other = [], []
@@ -132,14 +132,14 @@ def _stored_primitive_split(cls, names):
 
 
 def set_stored_fields(obj, values, names):
-    """Set fields ``names`` of ``obj`` from ``values`` (a mapping), as read
-    back from our own database.
+    """Set fields ``names`` of ``obj`` from ``values`` (a mapping): read
+    back from our own database, or a primitive's data.
 
-    Such values already have their field's type, so they are stored as
-    they are (a naive datetime gets UTC, as coercion gives it) instead of
-    through each field's coercion, which is most of the cost of reading a
-    long list; any other value still goes through the field.  Changes are
-    not tracked: callers reset them afterwards anyway.
+    A value that already has its field's type is stored as it is (a naive
+    datetime gets UTC, as coercion gives it): coercing it would return it
+    unchanged, and that is most of the cost of reading a long list.  Any
+    other value goes through the field.  Changes are not tracked: callers
+    reset or set them afterwards.
     """
     utc = datetime.timezone.utc
     for name, attr, kind, nullable in _stored_plan(type(obj), names):
@@ -223,21 +223,24 @@ class NovaObject(ovoo_base.VersionedObject):
         return changes
 
     @classmethod
-    def from_stored_primitive(cls, primitive):
-        """The object a primitive kept in our own database describes (the
-        flavor stored with an instance), built as ``set_stored_fields``
-        does; the caller resets its changes."""
-        data = primitive['nova_object.data']
-        obj = cls()
-        version = primitive.get('nova_object.version')
-        if version and version != cls.VERSION:
-            obj.VERSION = version  # as obj_from_primitive keeps it
-        plain, other = _stored_primitive_split(cls, tuple(data))
-        set_stored_fields(obj, data, plain)
+    def _obj_from_primitive(cls, context, objver, primitive):
+        # oslo's hydration, except that a value its field would keep as it
+        # is (a str for a string field...) is stored without a round of
+        # from_primitive and coercion: most of the cost of an object RPC's
+        # arguments.
+        self = cls()
+        self._context = context
+        self.VERSION = objver
+        data = cls._obj_primitive_field(primitive, 'data')
+        changes = cls._obj_primitive_field(primitive, 'changes', [])
+        plain, other = _primitive_fields(cls, tuple(data))
+        set_stored_fields(self, data, plain)
         for name in other:
-            setattr(obj, name,
-                    cls.fields[name].from_primitive(obj, name, data[name]))
-        return obj
+            setattr(self, name,
+                    cls.fields[name].from_primitive(self, name, data[name]))
+        self._changed_fields = {name for name in changes
+                                if name in cls.fields}
+        return self
 
     @contextlib.contextmanager
     def obj_alternate_context(self, context):

@@ -210,8 +210,7 @@ class Instance(base.NovaPersistentObject, base.NovaObject,
         for name, key in (('flavor', 'cur'), ('old_flavor', 'old'),
                           ('new_flavor', 'new')):
             prim = data.get(key)
-            value = (objects.Flavor.from_stored_primitive(prim)
-                     if prim else None)
+            value = objects.Flavor.obj_from_primitive(prim) if prim else None
             if value is None and name == 'flavor':
                 continue  # an instance always has one once created
             setattr(self, name, value)

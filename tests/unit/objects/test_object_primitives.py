@@ -1,0 +1,71 @@
+"""Objects rebuilt from primitives (RPC arguments and results, stored
+flavors) equal what oslo.versionedobjects' own hydration builds."""
+
+import datetime
+
+import netaddr
+from oslo_versionedobjects import base as ovoo_base
+
+from nova_clone import objects
+
+
+def _oslo_hydration(cls, primitive):
+    """oslo's _obj_from_primitive, which NovaObject overrides (nested
+    objects still come through ours)."""
+    return ovoo_base.VersionedObject._obj_from_primitive.__func__(
+        cls, None, primitive['nova_object.version'], primitive)
+
+
+def _flavor():
+    return objects.Flavor(
+        id=7, name='m1.small', memory_mb=2048, vcpus=2, root_gb=20,
+        ephemeral_gb=0, flavorid='7', swap=0, rxtx_factor=1.0,
+        vcpu_weight=None, disabled=False, is_public=True,
+        extra_specs={'hw:cpu': 'x'}, description=None,
+        created_at=datetime.datetime(2026, 1, 1, 1, 2, 3))
+
+
+def _same(ours, theirs):
+    assert type(ours) is type(theirs)
+    assert ours.VERSION == theirs.VERSION
+    assert ours._changed_fields == theirs._changed_fields
+    for name in ours.fields:
+        assert ours.obj_attr_is_set(name) == theirs.obj_attr_is_set(name), \
+            name
+        if not ours.obj_attr_is_set(name):
+            continue
+        mine, other = getattr(ours, name), getattr(theirs, name)
+        if isinstance(mine, ovoo_base.VersionedObject):
+            _same(mine, other)
+            continue
+        assert mine == other, name
+        assert type(mine) is type(other), name
+
+
+def test_instance_from_a_primitive_equals_oslos_hydration():
+    objects.register_all()
+    inst = objects.Instance(
+        id=3, uuid='b3f1c9d2-5f0e-4a0a-9f5e-2f4d1a7c9e11', project_id='p',
+        user_id='u', vm_state='active', task_state=None, power_state=1,
+        memory_mb=2048, vcpus=2, locked=True, launch_index=0,
+        launched_at=datetime.datetime(2026, 1, 2, 3, 4, 5),
+        access_ip_v4='10.0.0.5', access_ip_v6=netaddr.IPAddress('fd00::5'),
+        host=None, metadata={'role': 'web'}, system_metadata={'a': None},
+        security_groups=['default'], flavor=_flavor(), old_flavor=None)
+    inst.obj_reset_changes(['id', 'uuid'])
+    primitive = inst.obj_to_primitive()
+    ours = objects.Instance.obj_from_primitive(primitive)
+    theirs = _oslo_hydration(objects.Instance, primitive)
+    _same(ours, theirs)
+    assert ours.launched_at.tzinfo is not None
+    assert isinstance(ours.access_ip_v4, netaddr.IPAddress)
+    assert 'locked' in ours.obj_what_changed()
+    assert 'uuid' not in ours.obj_what_changed()
+
+
+def test_flavor_of_an_older_version_keeps_it():
+    primitive = _flavor().obj_to_primitive(target_version='1.1')
+    ours = objects.Flavor.obj_from_primitive(primitive)
+    theirs = _oslo_hydration(objects.Flavor, primitive)
+    assert ours.VERSION == '1.1'
+    _same(ours, theirs)
