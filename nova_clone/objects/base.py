@@ -131,6 +131,14 @@ def _primitive_fields(cls, names):
     return tuple(plain), tuple(other)
 
 
+@functools.lru_cache(maxsize=None)
+def _to_primitive_plan(cls):
+    """(name, field, the type to_primitive passes through or None)."""
+    return tuple((name, field,
+                  _UNCHANGED_BY_COERCION.get(type(field._type)))
+                 for name, field in cls.fields.items())
+
+
 def set_stored_fields(obj, values, names):
     """Set fields ``names`` of ``obj`` from ``values`` (a mapping): read
     back from our own database, or a primitive's data.
@@ -221,6 +229,33 @@ class NovaObject(ovoo_base.VersionedObject):
                     value.obj_what_changed()):
                 changes.add(name)
         return changes
+
+    def obj_to_primitive(self, target_version=None, version_manifest=None):
+        if target_version not in (None, self.VERSION) or version_manifest:
+            return super().obj_to_primitive(target_version, version_manifest)
+        # oslo's dehydration at the object's own version, reading the
+        # stored values directly; a value its field passes through as it
+        # is (None, a str of a string field...) skips to_primitive.
+        stored = self.__dict__
+        data = {}
+        for name, field, plain in _to_primitive_plan(type(self)):
+            value = stored.get('_obj_' + name, _UNSET)
+            if value is _UNSET:
+                continue
+            if value is None or (plain and type(value) is plain):
+                data[name] = value
+            else:
+                data[name] = field.to_primitive(self, name, value)
+        primitive = {
+            self._obj_primitive_key('name'): self.obj_name(),
+            self._obj_primitive_key('namespace'): self.OBJ_PROJECT_NAMESPACE,
+            self._obj_primitive_key('version'): self.VERSION,
+            self._obj_primitive_key('data'): data,
+        }
+        changes = [name for name in self.obj_what_changed() if name in data]
+        if changes:
+            primitive[self._obj_primitive_key('changes')] = changes
+        return primitive
 
     @classmethod
     def _obj_from_primitive(cls, context, objver, primitive):

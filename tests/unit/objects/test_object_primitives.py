@@ -69,3 +69,41 @@ def test_flavor_of_an_older_version_keeps_it():
     theirs = _oslo_hydration(objects.Flavor, primitive)
     assert ours.VERSION == '1.1'
     _same(ours, theirs)
+
+
+def test_primitives_equal_oslos_dehydration():
+    objects.register_all()
+    inst = objects.Instance(
+        id=3, uuid='b3f1c9d2-5f0e-4a0a-9f5e-2f4d1a7c9e11', project_id='p',
+        vm_state='building', task_state=None, locked=False,
+        launched_at=datetime.datetime(2026, 1, 2, 3, 4, 5),
+        access_ip_v4='10.0.0.5', metadata={'role': 'web'},
+        flavor=_flavor(), new_flavor=None)
+    inst.obj_reset_changes(['id', 'uuid'])
+    inst.flavor.obj_reset_changes()
+    inst.flavor.vcpus = 4
+    listed = objects.InstanceList(objects=[inst])
+    for obj in (inst, inst.flavor, listed):
+        ours = obj.obj_to_primitive()
+        theirs = ovoo_base.VersionedObject.obj_to_primitive(obj)
+        changes = 'nova_object.changes'
+        assert sorted(ours.pop(changes, [])) == sorted(
+            theirs.pop(changes, []))
+        assert ours == theirs
+    # Other versions still take oslo's compatibility path.
+    older = inst.flavor.obj_to_primitive(target_version='1.1')
+    assert older['nova_object.version'] == '1.1'
+    assert older == ovoo_base.VersionedObject.obj_to_primitive(
+        inst.flavor, target_version='1.1')
+
+
+def test_no_object_overrides_a_fields_accessor():
+    # obj_to_primitive reads stored values, as oslo's generated property
+    # returns them; a class redefining a field's property would differ.
+    objects.register_all()
+    for name, classes in objects.base.NovaObjectRegistry.obj_classes().items():
+        for cls in classes:
+            for field in cls.fields:
+                prop = getattr(cls, field)
+                assert isinstance(prop, property), (name, field)
+                assert 'getter' in prop.fget.__qualname__, (name, field)
