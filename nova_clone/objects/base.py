@@ -92,79 +92,67 @@ def get_attrname(name):
     return ovoo_base._get_attrname(name)
 
 
-# Field types whose coercion leaves a value of this exact type unchanged.
-_UNCHANGED_BY_COERCION = {
+# Field types whose coercion, from_primitive and to_primitive leave a
+# value of this exact type unchanged.
+_UNCHANGED = {
     ovoo_fields.String: str,
     ovoo_fields.UUID: str,
     ovoo_fields.Integer: int,
     ovoo_fields.Boolean: bool,
     ovoo_fields.Float: float,
 }
+# A timezone-aware DateTime field: coercion only adds UTC to a naive one.
 _TZ_DATETIME = object()
 
 
 @functools.lru_cache(maxsize=None)
-def _stored_plan(cls, names):
-    plan = []
-    for name in names:
-        field = cls.fields[name]
-        kind = _UNCHANGED_BY_COERCION.get(type(field._type))
+def _field_kinds(cls):
+    """{field name: (field, kind, attribute holding its value)} of an
+    object class; kind is the type kept unchanged, _TZ_DATETIME, or None
+    (always through the field)."""
+    kinds = {}
+    for name, field in cls.fields.items():
+        kind = _UNCHANGED.get(type(field._type))
         if (isinstance(field._type, ovoo_fields.DateTime) and
                 field._type.tzinfo_aware):
             kind = _TZ_DATETIME
-        plan.append((name, '_obj_' + name, kind, field.nullable))
-    return tuple(plan)
+        kinds[name] = (field, kind, '_obj_' + name)
+    return kinds
 
 
-@functools.lru_cache(maxsize=4096)
-def _primitive_fields(cls, names):
-    """(fields set_stored_fields takes, fields needing from_primitive) of
-    a primitive's data keys; keys that are no field are dropped."""
-    plain, other = [], []
-    for name in names:
-        field = cls.fields.get(name)
-        if field is None:
-            continue
-        simple = (type(field._type) in _UNCHANGED_BY_COERCION or
-                  isinstance(field._type, ovoo_fields.DateTime))
-        (plain if simple else other).append(name)
-    return tuple(plain), tuple(other)
-
-
-@functools.lru_cache(maxsize=None)
-def _to_primitive_plan(cls):
-    """(name, field, the type to_primitive passes through or None)."""
-    return tuple((name, field,
-                  _UNCHANGED_BY_COERCION.get(type(field._type)))
-                 for name, field in cls.fields.items())
-
-
-def set_stored_fields(obj, values, names):
-    """Set fields ``names`` of ``obj`` from ``values`` (a mapping): read
-    back from our own database, or a primitive's data.
+def set_stored_fields(obj, values, names, from_primitive=False):
+    """Set fields ``names`` of ``obj`` from ``values`` (a mapping): a row
+    read back from our own database or, ``from_primitive``, a primitive's
+    data.
 
     A value that already has its field's type is stored as it is (a naive
-    datetime gets UTC, as coercion gives it): coercing it would return it
-    unchanged, and that is most of the cost of reading a long list.  Any
-    other value goes through the field.  Changes are not tracked: callers
-    reset or set them afterwards.
+    datetime gets UTC, as coercion gives it): the field would return it
+    unchanged, and that round is most of the cost of reading a long list
+    or an object RPC's arguments.  Any other value goes through the field
+    (its from_primitive first for a primitive).  Changes are not tracked:
+    callers reset or set them afterwards.
     """
+    kinds = _field_kinds(type(obj))
     utc = datetime.timezone.utc
-    for name, attr, kind, nullable in _stored_plan(type(obj), names):
+    stored = obj.__dict__
+    for name in names:
+        field, kind, attr = kinds[name]
         value = values[name]
         if value is None:
-            if nullable:
-                setattr(obj, attr, None)
+            if field.nullable:
+                stored[attr] = None
                 continue
         elif kind is _TZ_DATETIME:
             if type(value) is datetime.datetime:
                 if value.tzinfo is None:
                     value = value.replace(tzinfo=utc)
-                setattr(obj, attr, value)
+                stored[attr] = value
                 continue
         elif type(value) is kind:
-            setattr(obj, attr, value)
+            stored[attr] = value
             continue
+        if from_primitive:
+            value = field.from_primitive(obj, name, value)
         setattr(obj, name, value)
 
 
@@ -238,11 +226,11 @@ class NovaObject(ovoo_base.VersionedObject):
         # is (None, a str of a string field...) skips to_primitive.
         stored = self.__dict__
         data = {}
-        for name, field, plain in _to_primitive_plan(type(self)):
-            value = stored.get('_obj_' + name, _UNSET)
+        for name, (field, kind, attr) in _field_kinds(type(self)).items():
+            value = stored.get(attr, _UNSET)
             if value is _UNSET:
                 continue
-            if value is None or (plain and type(value) is plain):
+            if value is None or type(value) is kind:
                 data[name] = value
             else:
                 data[name] = field.to_primitive(self, name, value)
@@ -268,11 +256,9 @@ class NovaObject(ovoo_base.VersionedObject):
         self.VERSION = objver
         data = cls._obj_primitive_field(primitive, 'data')
         changes = cls._obj_primitive_field(primitive, 'changes', [])
-        plain, other = _primitive_fields(cls, tuple(data))
-        set_stored_fields(self, data, plain)
-        for name in other:
-            setattr(self, name,
-                    cls.fields[name].from_primitive(self, name, data[name]))
+        set_stored_fields(self, data,
+                          [name for name in data if name in cls.fields],
+                          from_primitive=True)
         self._changed_fields = {name for name in changes
                                 if name in cls.fields}
         return self

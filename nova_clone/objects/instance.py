@@ -163,9 +163,7 @@ class Instance(base.NovaPersistentObject, base.NovaObject,
         instance._context = context
         # Boolean columns stored as integers (deleted) go through the
         # field's coercion, which makes them booleans.
-        base.set_stored_fields(
-            instance, row if isinstance(row, dict) else _Attributes(row),
-            _COLUMN_FIELDS)
+        base.set_stored_fields(instance, row, _COLUMN_FIELDS)
         instance._set_extras(context, extras, expected_attrs or (), flavors)
         instance.obj_reset_changes()
         return instance
@@ -474,16 +472,6 @@ def _as_list(value):
 
 _COLUMN_FIELDS = tuple(name for name in Instance.fields
                        if name not in _NOT_COLUMNS)
-
-
-class _Attributes:
-    """A row object's attributes read by name, like a Row's keys."""
-
-    def __init__(self, row):
-        self._row = row
-
-    def __getitem__(self, name):
-        return getattr(self._row, name)
 
 
 @base.NovaObjectRegistry.register
