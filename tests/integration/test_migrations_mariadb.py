@@ -81,3 +81,55 @@ def test_soft_delete_unique_keys_allow_reuse(database):
                 services)).scalar() == 2
     finally:
         engine.dispose()
+
+
+def test_quota_count_reads_live_mappings_only(database):
+    """A create's quota count of a project's servers stays as cheap after
+    thousands of deleted servers as before: MariaDB reads the live
+    mappings through an index, not every mapping the project had."""
+    from nova_clone.conf import CONF
+    from nova_clone import context as nova_context
+    from nova_clone.db.api import api as api_db_api
+    from nova_clone import objects
+
+    objects.register_all()
+    migration.db_sync('api', url=database)
+    mappings = api_models.InstanceMapping.__table__
+    engine = sa.create_engine(database)
+    rows = [dict(instance_uuid=str(uuid.uuid4()), project_id='p1',
+                 user_id='u1', queued_for_delete=i >= 3)
+            for i in range(2000)]
+    rows += [dict(instance_uuid=str(uuid.uuid4()), project_id='p2',
+                  user_id='u2', queued_for_delete=False)]
+    with engine.begin() as conn:
+        conn.execute(sa.insert(mappings), rows)
+        conn.execute(sa.text('ANALYZE TABLE instance_mappings'))
+
+    CONF.set_override('connection', database, group='api_database')
+    api_db_api.reset()
+    statements = []
+
+    def seen(conn, cursor, statement, parameters, context, many):
+        if 'count(' in statement:
+            statements.append((statement, parameters))
+
+    try:
+        sa.event.listen(api_db_api.get_engine(), 'before_cursor_execute',
+                        seen)
+        ctx = nova_context.RequestContext(user_id='u1', project_id='p1')
+        counts = objects.InstanceMappingList.get_counts(ctx, 'p1', 'u1')
+    finally:
+        CONF.clear_override('connection', group='api_database')
+        api_db_api.reset()
+    assert counts == {'project': {'instances': 3}, 'user': {'instances': 3}}
+    assert len(statements) == 2
+    try:
+        with engine.connect() as conn:
+            for statement, parameters in statements:
+                plan = conn.exec_driver_sql('EXPLAIN ' + statement,
+                                            parameters).mappings().one()
+                assert plan['key'] == ('instance_mappings_project_id_'
+                                       'queued_for_delete_idx'), plan
+                assert int(plan['rows']) < 50, plan
+    finally:
+        engine.dispose()

@@ -48,6 +48,11 @@ class InstanceMapping(BASE, _Base):
         sa.Index('project_id_idx', 'project_id'),
         sa.Index('instance_mappings_user_id_project_id_idx',
                  'user_id', 'project_id'),
+        # Not in Nova: quota counts a project's live mappings on every
+        # create; without it the count reads every mapping the project
+        # ever had (deleted servers keep theirs until archived).
+        sa.Index('instance_mappings_project_id_queued_for_delete_idx',
+                 'project_id', 'queued_for_delete', 'user_id'),
         sa.UniqueConstraint('instance_uuid',
                             name='uniq_instance_mappings0instance_uuid'),
     )
