@@ -95,35 +95,31 @@ def test_quota_count_reads_live_mappings_only(database):
     objects.register_all()
     migration.db_sync('api', url=database)
     mappings = api_models.InstanceMapping.__table__
-    engine = sa.create_engine(database)
     rows = [dict(instance_uuid=str(uuid.uuid4()), project_id='p1',
                  user_id='u1', queued_for_delete=i >= 3)
             for i in range(2000)]
     rows += [dict(instance_uuid=str(uuid.uuid4()), project_id='p2',
                   user_id='u2', queued_for_delete=False)]
-    with engine.begin() as conn:
-        conn.execute(sa.insert(mappings), rows)
-        conn.execute(sa.text('ANALYZE TABLE instance_mappings'))
-
-    CONF.set_override('connection', database, group='api_database')
-    api_db_api.reset()
     statements = []
 
     def seen(conn, cursor, statement, parameters, context, many):
         if 'count(' in statement:
             statements.append((statement, parameters))
 
+    engine = sa.create_engine(database)
+    CONF.set_override('connection', database, group='api_database')
+    api_db_api.reset()
     try:
+        with engine.begin() as conn:
+            conn.execute(sa.insert(mappings), rows)
+            conn.execute(sa.text('ANALYZE TABLE instance_mappings'))
         sa.event.listen(api_db_api.get_engine(), 'before_cursor_execute',
                         seen)
         ctx = nova_context.RequestContext(user_id='u1', project_id='p1')
         counts = objects.InstanceMappingList.get_counts(ctx, 'p1', 'u1')
-    finally:
-        CONF.clear_override('connection', group='api_database')
-        api_db_api.reset()
-    assert counts == {'project': {'instances': 3}, 'user': {'instances': 3}}
-    assert len(statements) == 2
-    try:
+        assert counts == {'project': {'instances': 3},
+                          'user': {'instances': 3}}
+        assert len(statements) == 2
         with engine.connect() as conn:
             for statement, parameters in statements:
                 plan = conn.exec_driver_sql('EXPLAIN ' + statement,
@@ -132,4 +128,6 @@ def test_quota_count_reads_live_mappings_only(database):
                                        'queued_for_delete_idx'), plan
                 assert int(plan['rows']) < 50, plan
     finally:
+        CONF.clear_override('connection', group='api_database')
+        api_db_api.reset()
         engine.dispose()
