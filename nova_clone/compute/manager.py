@@ -215,6 +215,8 @@ class ComputeManager(build.BuildMixin, block_devices.BlockDeviceMixin,
             LOG.warning('Stopping with %d build(s) still running',
                         self._builds_in_flight.count)
         self.instance_events.cancel_all_events()
+        # Usage changed by the last builds and deletes reaches the record.
+        self.rt.flush_node_saves()
         try:
             self.driver.cleanup_host(host=self.host)
         except NotImplementedError:

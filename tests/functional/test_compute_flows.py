@@ -10,6 +10,7 @@ list`` would tell an operator).
 import os
 import time
 
+from nova_clone.compute import resource_tracker
 from nova_clone.scheduler import host_manager
 from nova_clone.virt import fake
 
@@ -52,7 +53,11 @@ def test_boot_records_the_compute_event_and_caches_the_image(cloud):
     assert cloud.image_id in os.listdir(base)
     ports = api.get_ports(device_id=server['id'])
     assert ports and {p['binding:host_id'] for p in ports} == {host}
-    assert _hypervisor(api, host)['running_vms'] >= 1
+    # The node record follows the claim within the tracker's save interval.
+    deadline = time.monotonic() + resource_tracker.NODE_SAVE_INTERVAL + 5
+    while _hypervisor(api, host)['running_vms'] < 1:
+        assert time.monotonic() < deadline, 'running_vms never counted it'
+        time.sleep(0.1)
 
 
 def test_retryable_spawn_failure_lands_on_the_other_host(cloud):

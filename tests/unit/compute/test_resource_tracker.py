@@ -1,5 +1,7 @@
 """The resource tracker: compute node records and the Placement view."""
 
+import time
+
 import os_traits
 import pytest
 
@@ -132,3 +134,60 @@ def test_disabled_service_is_reported_as_a_trait(rt, fake_objects, ctxt):
     traits = rt.reportclient.tree.data(cn.uuid).traits
     assert os_traits.COMPUTE_STATUS_DISABLED not in traits
     assert len(rt.reportclient.pushes) == 3
+
+
+def test_a_restarted_service_forgets_the_build_failures_of_its_node(
+        rt, fake_objects, ctxt):
+    cn = rt.update_available_resource(ctxt, 'h1')
+    cn.stats = {'failed_builds': '7'}
+    rt.update_available_resource(ctxt, 'h1')
+    assert cn.stats['failed_builds'] == '7'  # same service: kept
+    drv = rt.driver
+    restarted = resource_tracker.ResourceTracker(
+        'h1', drv, reportclient=fakes.FakeReportClient())
+    again = restarted.update_available_resource(ctxt, 'h1')
+    assert again is cn and cn.stats['failed_builds'] == '0'
+
+
+def _wait_for(predicate, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, 'condition not met in time'
+        time.sleep(0.01)
+
+
+def test_claims_do_not_wait_for_the_node_record(rt, ctxt, monkeypatch):
+    monkeypatch.setattr(resource_tracker, 'NODE_SAVE_INTERVAL', 0.3)
+    rt = resource_tracker.ResourceTracker('h1', rt.driver,
+                                          reportclient=rt.reportclient)
+    cn = rt.update_available_resource(ctxt, 'h1')
+    saved = cn.saves
+    # The first change after a quiet spell is written at once...
+    rt.instance_claim(ctxt, fakes.FakeInstance(host='h1', node='h1'), 'h1')
+    _wait_for(lambda: cn.saves == saved + 1)
+    # ...a burst right after it waits for the interval, then costs one
+    # write for all of it.
+    for _ in range(5):
+        rt.instance_claim(ctxt, fakes.FakeInstance(host='h1', node='h1'),
+                          'h1')
+    time.sleep(0.1)
+    assert cn.saves == saved + 1
+    _wait_for(lambda: cn.saves == saved + 2)
+    assert cn.running_vms == 6 and not cn.obj_what_changed()
+
+
+def test_stopping_writes_the_pending_usage(rt, ctxt, monkeypatch):
+    monkeypatch.setattr(resource_tracker, 'NODE_SAVE_INTERVAL', 60)
+    rt = resource_tracker.ResourceTracker('h1', rt.driver,
+                                          reportclient=rt.reportclient)
+    cn = rt.update_available_resource(ctxt, 'h1')
+    rt.instance_claim(ctxt, fakes.FakeInstance(host='h1', node='h1'), 'h1')
+    _wait_for(lambda: not cn.obj_what_changed())
+    inst = fakes.FakeInstance(host='h1', node='h1')
+    rt.instance_claim(ctxt, inst, 'h1')
+    rt.remove_instance(ctxt, inst)
+    rt.instance_claim(ctxt, fakes.FakeInstance(host='h1', node='h1'), 'h1')
+    assert 'running_vms' in cn.obj_what_changed()
+    saves = cn.saves
+    rt.flush_node_saves()
+    assert cn.saves == saves + 1 and not cn.obj_what_changed()
