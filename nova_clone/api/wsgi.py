@@ -11,6 +11,7 @@ import threading
 from oslo_log import log as logging
 
 from nova_clone.conf import CONF
+from nova_clone import heap
 
 LOG = logging.getLogger(__name__)
 
@@ -53,6 +54,7 @@ def _get():
     with _LOCK:
         if _APP is None:
             _APP = init_application()
+            heap.freeze_startup_objects()
     return _APP
 
 

@@ -12,6 +12,7 @@ from oslo_log import log as logging
 
 from nova_clone.conf import CONF
 from nova_clone import exception
+from nova_clone import heap
 from nova_clone import version
 
 LOG = logging.getLogger(__name__)
@@ -112,6 +113,7 @@ def serve_rpc_service(binary, topic, manager):
     server = service.Service.create(binary=binary, topic=topic,
                                     manager=manager, host=CONF.host)
     service.serve(server)
+    heap.freeze_startup_objects()
     service.wait()
     return 0
 

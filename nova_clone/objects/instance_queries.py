@@ -227,8 +227,7 @@ def _plain_rows(query):
     # Its Core statement, run on the session's connection: the rows are
     # the same, without the ORM's execution path around them.
     statement = query.with_entities(*columns).statement
-    return [queries.Row(row._mapping)
-            for row in query.session.connection().execute(statement)]
+    return queries.rows_of(query.session.connection().execute(statement))
 
 
 def load_extras(context, rows, columns_to_join):
@@ -362,8 +361,8 @@ def instance_get_all_by_uuids(context, uuids, columns_to_join=()):
     conn = queries.connection(context)
     rows = []
     for chunk in queries.chunks(uuids):
-        rows += [queries.Row(row._mapping) for row in conn.execute(
-            select, {'uuids': chunk, 'owner': owner})]
+        rows += queries.rows_of(conn.execute(
+            select, {'uuids': chunk, 'owner': owner}))
     return load_extras(context, rows, columns_to_join)
 
 

@@ -14,6 +14,7 @@ import threading
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from nova_clone import heap
 from nova_clone import wsgi_server
 
 LOG = logging.getLogger(__name__)
@@ -89,6 +90,7 @@ def main(argv=None):
         print('Cannot start the %s stand-in: %s' % (args.service, exc),
               file=sys.stderr)
         return 1
+    heap.freeze_startup_objects()
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

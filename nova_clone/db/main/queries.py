@@ -64,6 +64,13 @@ class Row(dict):
             raise AttributeError(name) from None
 
 
+def rows_of(result):
+    """A result's rows as Rows; its keys read once (a row's own keys()
+    builds a view each time)."""
+    keys = tuple(result.keys())
+    return [Row(zip(keys, row)) for row in result]
+
+
 def _decode_datetime(value):
     # pymysql's conversion: a text it cannot read stays text.
     try:
