@@ -1,9 +1,21 @@
 """gunicorn configuration shared by every WSGI service a stack runs
 (``-c python:nova_clone.deploy.gunicorn_hooks``)."""
 
+import sys
+
 from nova_clone import heap
 
 
 def post_worker_init(worker):
-    # The worker has imported its application: freeze what start-up built.
+    """The worker has imported its application: build it now when its
+    module knows how (``prepare_application()``), then freeze what
+    start-up built."""
+    module = sys.modules.get(getattr(worker.wsgi, '__module__', None))
+    prepare = getattr(module, 'prepare_application', None)
+    if prepare is not None:
+        try:
+            prepare()
+        except Exception:
+            # The first request builds it again and reports the error.
+            worker.log.exception('Preparing the application failed')
     heap.freeze_startup_objects()

@@ -2,6 +2,7 @@
 
 import gc
 import importlib
+import types
 
 from nova_clone.deploy import procs
 from nova_clone import heap
@@ -20,14 +21,28 @@ def test_freezing_takes_startup_objects_out_of_collections():
         gc.unfreeze()
 
 
-def test_stack_gunicorn_workers_freeze_after_loading_their_app():
+def test_stack_gunicorn_workers_build_their_app_then_freeze():
     argv = procs.gunicorn_argv('x', '127.0.0.1', 8000, 'app:application')
     config = argv[argv.index('--config') + 1]
     assert config.startswith('python:')
     hooks = importlib.import_module(config[len('python:'):])
+    worker = types.SimpleNamespace(wsgi=application, log=None)
     gc.unfreeze()
     try:
-        hooks.post_worker_init(worker=None)
+        hooks.post_worker_init(worker)
+        assert prepared == [True]  # built before any request
         assert gc.get_freeze_count() > 1000
     finally:
         gc.unfreeze()
+
+
+# What the hook finds in the module of a worker's application.
+prepared = []
+
+
+def prepare_application():
+    prepared.append(True)
+
+
+def application(environ, start_response):
+    raise AssertionError('no request in this test')
