@@ -64,3 +64,20 @@ def test_bench_unknown_cloud_is_one_line_error(capsys, tmp_path):
     assert bench.run(args) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and 'nowhere' in err[0]
+
+
+def test_bench_reports_a_refused_create_with_the_api_message(cloud,
+                                                             admin_api):
+    project = admin_api.project_id  # the clouds.yaml user's project
+    quotas = '/os-quota-sets/%s' % project
+    admin_api.put(quotas, {'quota_set': {'instances': 1}}, expected=200)
+    try:
+        rc, report = _run(cloud, '--servers', '2', '--concurrency', '1')
+    finally:
+        admin_api.delete(quotas, expected=202)
+    assert rc == 2
+    assert report['active'] == 1 and report['errors'] == 1
+    assert report['error_messages'] == [
+        'POST /servers answered 403: Quota exceeded for instances: '
+        'Requested 1, but already used 1 of 1 instances']
+    assert report['all_deleted'] is True
