@@ -53,7 +53,9 @@ class DeleteMixin:
             bdms = self._get_bdms(context, instance)
         compute_utils.notify_about_instance_action(
             context, instance, self.host, 'delete', phase='start', bdms=bdms)
-        self._shutdown_instance(context, instance, bdms)
+        # The emptied network info cache goes with the DELETED save below.
+        self._shutdown_instance(context, instance, bdms,
+                                save_network_cache=False)
         self._cleanup_volumes(context, instance, bdms, raise_exc=False)
         # The guest is gone: the record says so whatever task_state the
         # API left on it.
@@ -76,8 +78,13 @@ class DeleteMixin:
 
     def _shutdown_instance(self, context, instance, bdms,
                            requested_networks=None, notify=True,
-                           try_deallocate_networks=True, network_info=None):
-        """Destroy the guest, release its networks and volume connections."""
+                           try_deallocate_networks=True, network_info=None,
+                           save_network_cache=True):
+        """Destroy the guest, release its networks and volume connections.
+
+        ``save_network_cache=False``: the caller's next instance.save()
+        stores the emptied network info cache.
+        """
         if network_info is None:
             network_info = compute_events._cached_network_info(instance)
         block_device_info = block_devices.block_device_info_from_bdms(
@@ -89,7 +96,8 @@ class DeleteMixin:
         if try_deallocate_networks:
             self._cleanup_allocated_networks(context, instance,
                                              requested_networks,
-                                             raise_exc=True)
+                                             raise_exc=True,
+                                             save_cache=save_network_cache)
         for bdm in bdms or []:
             if not block_devices.is_volume_bdm(bdm) or not bdm.attachment_id:
                 continue
@@ -111,13 +119,18 @@ class DeleteMixin:
                               exc_info=True)
 
     def _cleanup_allocated_networks(self, context, instance,
-                                    requested_networks, raise_exc=False):
+                                    requested_networks, raise_exc=False,
+                                    save_cache=True):
         try:
             self.network_api.deallocate_for_instance(
-                context, instance, requested_networks=requested_networks)
+                context, instance, requested_networks=requested_networks,
+                save_cache=save_cache)
         except Exception:
             if raise_exc:
                 raise
             LOG.exception('Failed to deallocate networks of %s',
                           instance.uuid)
-        compute_events._save_network_info(instance, [])
+        if save_cache:
+            compute_events._save_network_info(instance, [])
+        else:
+            compute_events.set_network_info(instance, [])

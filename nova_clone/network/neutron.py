@@ -389,8 +389,13 @@ class API:
             if exc.status != 404:
                 raise exception.NetworkServiceUnavailable(reason=str(exc))
 
-    def deallocate_for_instance(self, context, instance, **kwargs):
-        """Delete the ports Nova made; give back the ones the user gave."""
+    def deallocate_for_instance(self, context, instance, save_cache=True,
+                                **kwargs):
+        """Delete the ports Nova made; give back the ones the user gave.
+
+        The info cache is emptied; with ``save_cache=False`` the caller's
+        next instance.save() stores it.
+        """
         admin = self._client(context, admin=True)
         ports = admin('GET', '/v2.0/ports',
                       params={'device_id': instance.uuid})['ports']
@@ -406,7 +411,7 @@ class API:
                 self._delete_port(admin, port['id'])
         LOG.info('Released ports of instance %s (kept %s)', instance.uuid,
                  sorted(keep & {p['id'] for p in ports}))
-        _save_cache(instance, model.NetworkInfo())
+        _save_cache(instance, model.NetworkInfo(), save=save_cache)
 
     # -- the network model --------------------------------------------------
 

@@ -285,7 +285,7 @@ class FakeNetworkAPI:
         return nw_info
 
     def deallocate_for_instance(self, context, instance,
-                                requested_networks=None):
+                                requested_networks=None, save_cache=True):
         self.deallocated.append(instance.uuid)
 
     def get_instance_nw_info(self, context, instance, refresh_vif_id=None):

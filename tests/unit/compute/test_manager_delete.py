@@ -43,6 +43,26 @@ def test_delete_tears_everything_down(compute, ctxt, fake_objects,
     assert c.manager.rt.compute_nodes['host1'].running_vms == 0
 
 
+def test_delete_empties_the_network_cache_with_its_deleted_save(
+        compute, ctxt):
+    c = compute()
+    inst = _active(c, ctxt)
+    inst.info_cache.network_info = c.network.allocated[inst.uuid]
+    writes = inst.info_cache.saves
+    stored = []
+    save = inst.save
+
+    def save_and_record(**kwargs):
+        stored.append((inst.vm_state, list(inst.info_cache.network_info)))
+        return save(**kwargs)
+    inst.save = save_and_record
+    inst.task_state = inst.db_task_state = 'deleting'
+    c.manager.terminate_instance(ctxt, inst, [])
+    # No cache write of its own: the DELETED save carries the empty list.
+    assert inst.info_cache.saves == writes
+    assert stored == [('deleted', [])]
+
+
 def test_delete_loads_bdms_when_not_given(compute, ctxt, fake_objects):
     c = compute()
     inst = _active(c, ctxt)
