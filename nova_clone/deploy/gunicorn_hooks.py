@@ -8,13 +8,14 @@ from nova_clone import heap
 
 def post_worker_init(worker):
     """The worker has imported its application: build it now when its
-    module knows how (``prepare_application()``), then freeze what
-    start-up built."""
+    module knows how (``prepare_application()``, which freezes what it
+    built), else freeze what start-up built here."""
     module = sys.modules.get(getattr(worker.wsgi, '__module__', None))
     prepare = getattr(module, 'prepare_application', None)
     if prepare is not None:
         try:
             prepare()
+            return
         except Exception:
             # The first request builds it again and reports the error.
             worker.log.exception('Preparing the application failed')

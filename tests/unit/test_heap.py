@@ -41,7 +41,22 @@ prepared = []
 
 
 def prepare_application():
+    # As nova-api's does: build, then freeze what was built.
     prepared.append(True)
+    heap.freeze_startup_objects()
+
+
+def test_apps_without_a_prepare_step_are_frozen_by_the_hook():
+    from nova_clone.deploy import gunicorn_hooks
+    # Placement's and Keystone's modules have no prepare_application.
+    worker = types.SimpleNamespace(wsgi=types.SimpleNamespace(
+        __module__='placement.wsgi.api'), log=None)
+    gc.unfreeze()
+    try:
+        gunicorn_hooks.post_worker_init(worker)
+        assert gc.get_freeze_count() > 1000
+    finally:
+        gc.unfreeze()
 
 
 def application(environ, start_response):
