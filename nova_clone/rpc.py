@@ -140,11 +140,16 @@ class ClientRouter:
         return client
 
 
-def notifications_enabled():
-    """False when [oslo_messaging_notifications] names no driver."""
-    if NOTIFIER is None:
-        init()
-    return NOTIFIER.is_enabled()
+def notifications_enabled(conf=CONF):
+    """False when [oslo_messaging_notifications] names no driver but noop.
+
+    Asked of the option, not of Notifier.is_enabled(), which says True for
+    an empty driver list: every payload would be built to go nowhere.
+    """
+    if NOTIFIER is None and conf is CONF:
+        init()  # registers the option group
+    drivers = conf.oslo_messaging_notifications.driver
+    return any(driver != 'noop' for driver in drivers)
 
 
 def get_notifier(service, host=None):

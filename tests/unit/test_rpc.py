@@ -101,3 +101,17 @@ def test_callee_exception_arrives_as_its_own_class(fake_rpc):
     with pytest.raises(exception.NoValidHost) as info:
         client.call(_ctx(), 'fail')
     assert 'No valid host was found. nothing fits' in str(info.value)
+
+
+@pytest.mark.parametrize('drivers, expected', [
+    ([], False), (['noop'], False), (['messagingv2'], True),
+    (['noop', 'log'], True)])
+def test_notifications_are_built_only_for_a_real_driver(drivers, expected):
+    # oslo.messaging's Notifier.is_enabled() says True for an empty driver
+    # list; the compute would build every payload for nothing.
+    from oslo_config import cfg
+    conf = cfg.ConfigOpts()
+    conf([])
+    messaging.get_notification_transport(conf, url='fake:///')
+    conf.set_override('driver', drivers, group='oslo_messaging_notifications')
+    assert rpc.notifications_enabled(conf) is expected
