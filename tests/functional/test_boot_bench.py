@@ -34,6 +34,9 @@ def test_bench_boots_measures_and_cleans_up(cloud, admin_api):
     assert report['active'] == 4 and report['errors'] == 0
     assert report['servers_per_second'] > 0
     assert report['list_detail_p50_ms'] <= report['list_detail_p95_ms']
+    # Each server's POST-to-ACTIVE time fits inside the whole run.
+    assert (0 < report['boot_latency_p50_s'] <=
+            report['boot_latency_p95_s'] <= report['boot_seconds'])
     assert report['all_deleted'] is True
     assert 0 < report['max_host_share'] <= 1
     # Nothing of the run is left.
@@ -49,6 +52,7 @@ def test_bench_counts_a_failed_build_with_its_fault(cloud):
     assert rc == 2
     assert report['active'] == 0 and report['errors'] == 2
     assert report['timeouts'] == 0
+    assert report['boot_latency_p50_s'] is None  # no server became ACTIVE
     assert all('fail_spawn=fatal' in m for m in report['error_messages'])
     assert report['all_deleted'] is True
 
