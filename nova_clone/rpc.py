@@ -37,10 +37,18 @@ def init(conf=CONF):
     TRANSPORT = create_transport(None, conf)
     NOTIFICATION_TRANSPORT = messaging.get_notification_transport(
         conf, allowed_remote_exmods=ALLOWED_EXMODS)
-    serializer = RequestContextSerializer(_object_serializer())
-    NOTIFIER = messaging.Notifier(NOTIFICATION_TRANSPORT,
-                                  serializer=serializer,
-                                  topics=['versioned_notifications'])
+    NOTIFIER = make_notifier(NOTIFICATION_TRANSPORT, conf)
+
+
+def make_notifier(transport, conf=CONF):
+    """The versioned-notification Notifier.  No driver configured means
+    noop: Notifier.is_enabled() says True for an empty driver list, and
+    the compute would build every payload to send it nowhere."""
+    configured = conf.oslo_messaging_notifications.driver
+    return messaging.Notifier(
+        transport, serializer=RequestContextSerializer(_object_serializer()),
+        driver=None if configured else 'noop',
+        topics=['versioned_notifications'])
 
 
 def cleanup():
@@ -140,16 +148,11 @@ class ClientRouter:
         return client
 
 
-def notifications_enabled(conf=CONF):
-    """False when [oslo_messaging_notifications] names no driver but noop.
-
-    Asked of the option, not of Notifier.is_enabled(), which says True for
-    an empty driver list: every payload would be built to go nowhere.
-    """
-    if NOTIFIER is None and conf is CONF:
-        init()  # registers the option group
-    drivers = conf.oslo_messaging_notifications.driver
-    return any(driver != 'noop' for driver in drivers)
+def notifications_enabled():
+    """False when [oslo_messaging_notifications] names no driver but noop."""
+    if NOTIFIER is None:
+        init()
+    return NOTIFIER.is_enabled()
 
 
 def get_notifier(service, host=None):

@@ -112,6 +112,6 @@ def test_notifications_are_built_only_for_a_real_driver(drivers, expected):
     from oslo_config import cfg
     conf = cfg.ConfigOpts()
     conf([])
-    messaging.get_notification_transport(conf, url='fake:///')
+    transport = messaging.get_notification_transport(conf, url='fake:///')
     conf.set_override('driver', drivers, group='oslo_messaging_notifications')
-    assert rpc.notifications_enabled(conf) is expected
+    assert rpc.make_notifier(transport, conf).is_enabled() is expected
