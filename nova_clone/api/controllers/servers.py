@@ -48,8 +48,11 @@ _SORT_KEYS = ('access_ip_v4', 'access_ip_v6', 'auto_disk_config',
               'power_state', 'progress', 'project_id', 'ramdisk_id',
               'root_device_name', 'task_state', 'terminated_at',
               'updated_at', 'user_id', 'uuid', 'vm_state')
-_EXPECTED_ATTRS = ['flavor', 'info_cache', 'metadata', 'system_metadata',
-                   'fault', 'tags']
+_EXPECTED_ATTRS = ['flavor', 'info_cache', 'metadata', 'fault', 'tags']
+# System metadata shows only from 2.73 (locked_reason) and 2.98 (the image's
+# properties); it is a dozen rows per server, a third of a detail list's
+# cost, so an older microversion does not load it.
+_SYSMETA_SINCE = '2.73'
 
 
 def compute_api():
@@ -389,13 +392,21 @@ class ServersController(object):
         try:
             instances = compute_api().get_all(
                 context, search_opts=opts, limit=limit, marker=marker,
-                expected_attrs=_EXPECTED_ATTRS if is_detail else None,
+                expected_attrs=self._expected_attrs(req, is_detail),
                 sort_keys=sort_keys, sort_dirs=sort_dirs)
         except exception.MarkerNotFound:
             raise common.bad_request('marker [%s] not found' % marker)
         except exception.FlavorNotFound:
             return context, [], limit
         return context, list(instances), limit
+
+    @staticmethod
+    def _expected_attrs(req, is_detail):
+        if not is_detail:
+            return None
+        if microversion.is_supported(req, _SYSMETA_SINCE):
+            return _EXPECTED_ATTRS + ['system_metadata']
+        return _EXPECTED_ATTRS
 
     @validation.query_schema(schema.list_query_v2102, '2.102')
     @validation.query_schema(schema.list_query_v273, '2.73', '2.101')
@@ -421,7 +432,8 @@ class ServersController(object):
     @validation.query_schema(schema.show_query, '2.1', '2.101')
     def show(self, req, server_id):
         context = auth.get_context(req)
-        instance = get_server(req, server_id, _EXPECTED_ATTRS)
+        instance = get_server(req, server_id,
+                              self._expected_attrs(req, True))
         context.can(srv_policies.SERVERS % 'show', target={
             'project_id': instance.project_id})
         extras = _Extras(req, context, [instance])
@@ -435,7 +447,8 @@ class ServersController(object):
     @validation.schema(schema.update, '2.1', '2.18')
     def update(self, req, server_id, body):
         context = auth.get_context(req)
-        instance = get_server(req, server_id, _EXPECTED_ATTRS)
+        instance = get_server(req, server_id,
+                              self._expected_attrs(req, True))
         context.can(srv_policies.SERVERS % 'update', target={
             'project_id': instance.project_id,
             'user_id': instance.user_id})

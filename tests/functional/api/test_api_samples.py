@@ -153,3 +153,34 @@ def test_instance_action_versions(world, bed, admin):
         reply = admin.get('/servers/%s/os-instance-actions/%s'
                           % (inst.uuid, rid), version=version)
         samples.assert_matches(sample, reply.body)
+
+
+def test_system_metadata_shows_from_its_microversions(world, bed):
+    """locked_reason (2.73) and the image's properties (2.98) come from
+    system metadata, in the detail list as in show; older microversions
+    show neither."""
+    demo = bed.client(user='sysmeta-user', project='5e5a')
+    inst, _action, _rid = cellrecords.add_instance(
+        bed, demo.project, demo.user, name='sysmeta')
+    inst.system_metadata = {'image_architecture': 'x86_64',
+                            'image_disk_format': 'raw',
+                            'locked_reason': 'maintenance'}
+    inst.locked = True
+    inst.save()
+    for version in ('2.72', '2.73', '2.98'):
+        listed = demo.get('/servers/detail', version=version)
+        assert listed.status == 200
+        [server] = listed.body['servers']
+        shown = demo.get('/servers/%s' % inst.uuid, version=version)
+        shown.body['server'].pop('server_groups', None)  # show only
+        assert shown.body['server'] == server
+        if version < '2.73':
+            assert 'locked_reason' not in server
+        else:
+            assert server['locked_reason'] == 'maintenance'
+        if version < '2.98':
+            assert 'properties' not in server['image']
+        else:
+            # disk_format is not one of the properties a user sees.
+            assert server['image']['properties'] == {
+                'architecture': 'x86_64'}
