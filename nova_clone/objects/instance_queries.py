@@ -223,10 +223,11 @@ def _plain_rows(query):
     """The instances ``query`` finds as Rows of their columns: no ORM
     objects, identity map or attribute instrumentation to build for rows
     that are only read."""
-    columns = models.Instance.__table__.c
     # Its Core statement, run on the session's connection: the rows are
-    # the same, without the ORM's execution path around them.
-    statement = query.with_entities(*columns).statement
+    # the same, without the ORM's execution path around them.  The table
+    # as the one entity, not its seventy columns: each statement's cache
+    # key is built from its entities, on every call.
+    statement = query.with_entities(models.Instance.__table__).statement
     return queries.rows_of(query.session.connection().execute(statement))
 
 
