@@ -108,14 +108,29 @@ def run(binary, main_fn, argv=None):
 
 
 def serve_rpc_service(binary, topic, manager):
-    """Serve ``binary``'s RPC ``topic`` on [DEFAULT] host until stopped."""
+    """Serve ``binary``'s RPC ``topic`` on [DEFAULT] host until stopped,
+    in ``[conductor|scheduler] workers`` processes when more than one."""
     from nova_clone import service
     server = service.Service.create(binary=binary, topic=topic,
                                     manager=manager, host=CONF.host)
-    service.serve(server)
-    heap.freeze_startup_objects()
-    service.wait()
-    return 0
+
+    def serve_here():
+        service.serve(server)
+        heap.freeze_startup_objects()
+        service.wait()
+        return 0
+
+    count = _worker_count(topic)
+    if count > 1:
+        from nova_clone import workers
+        return workers.WorkerPool(count, serve_here, binary).run()
+    return serve_here()
+
+
+def _worker_count(topic):
+    group = {'conductor': CONF.conductor,
+             'scheduler': CONF.scheduler}.get(topic)
+    return (group.workers or 1) if group is not None else 1
 
 
 def rpc_service_main(binary, topic, manager, argv=None):

@@ -5,7 +5,9 @@ from oslo_config import cfg
 conductor_group = cfg.OptGroup('conductor', title='Conductor options')
 
 conductor_opts = [
-    cfg.IntOpt('workers', help='Number of conductor worker processes.'),
+    cfg.IntOpt('workers', min=1,
+               help='Processes serving the conductor topic; 1 when unset '
+                    '(Nova starts one per CPU).'),
 ]
 
 

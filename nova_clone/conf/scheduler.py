@@ -21,7 +21,11 @@ scheduler_opts = [
                       'one answer; the claims made since it are taken off '
                       'and a request that finds no room asks again.  0 '
                       'asks Placement for every request, as Nova does.'),
-    cfg.IntOpt('workers', help='Number of scheduler worker processes.'),
+    cfg.IntOpt('workers', min=1,
+               help='Processes serving the scheduler topic; 1 when unset '
+                    '(Nova starts one per CPU).  Each keeps its own '
+                    'ledger of claims in flight, so a storm spreads less '
+                    'evenly over equal hosts with more than one.'),
     cfg.BoolOpt('query_placement_for_availability_zone', default=True,
                 help='Turn availability zones into Placement aggregates.'),
 ]

@@ -222,3 +222,56 @@ def test_compute_waiting_for_conductor_exits_on_sigterm(tmp_path):
     finally:
         if compute.proc.poll() is None:
             compute.stop(signal.SIGKILL)
+
+
+def test_conductor_workers(tmp_path, dbs):
+    """[conductor] workers = 2: two worker processes serve the topic and
+    heartbeat the one services row; a worker that dies is replaced; SIGTERM
+    stops them all."""
+    import psutil
+    tag = uuid.uuid4().hex[:8]
+    host = 'cond-%s' % tag
+    conf_path = tmp_path / 'conductor.conf'
+    conf = _conf(conf_path, host, 'nc_h2_wrk_%s' % tag, tmp_path, dbs)
+    conf_path.write_text(conf_path.read_text() +
+                         '[conductor]\nworkers = 2\n')
+    for args in (('api_db', 'sync'), ('cell_v2', 'map_cell0'),
+                 ('db', 'sync'), ('cell_v2', 'create_cell', '--name',
+                                  'cell1')):
+        proc = subprocess.run([os.path.join(BIN, 'nova-manage'),
+                               '--config-file', conf] + list(args),
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    cell = sa.create_engine(ROOT % dbs['cell1'])
+    conductor = Proc('nova-conductor', conf, tmp_path / 'cond.log')
+    try:
+        parent = psutil.Process(conductor.proc.pid)
+        workers = _wait(lambda: (lambda c: c if len(c) == 2 else None)(
+            parent.children()), 60, 'two workers')
+        _wait(lambda: conductor.text().count(
+            'Starting conductor node') == 2, 60, 'both workers started')
+        row = _wait(lambda: (lambda r: r if r and r['report_count'] >= 4
+                             else None)(_service_row(
+                                 cell, host, 'nova-conductor')),
+                    60, 'heartbeats')
+        with cell.connect() as c:
+            rows = c.execute(sa.text(
+                'SELECT COUNT(*) FROM services WHERE host=:h AND '
+                'deleted=0'), {'h': host}).scalar()
+        assert rows == 1 and row['topic'] == 'conductor'
+
+        workers[0].kill()
+        replaced = _wait(lambda: (lambda c: c if len(c) == 2 and
+                                  workers[0].pid not in {p.pid for p in c}
+                                  else None)(parent.children()),
+                         30, 'a replacement worker')
+        assert 'starting another' in conductor.text()
+
+        assert conductor.stop(signal.SIGTERM, timeout=60) == 0, \
+            conductor.text()[-3000:]
+        assert not any(p.is_running() and p.status() != 'zombie'
+                       for p in replaced)
+    finally:
+        if conductor.proc.poll() is None:
+            conductor.stop(signal.SIGKILL)
+        cell.dispose()
