@@ -392,7 +392,8 @@ class ServersController(object):
         try:
             instances = compute_api().get_all(
                 context, search_opts=opts, limit=limit, marker=marker,
-                expected_attrs=self._expected_attrs(req, is_detail),
+                expected_attrs=(self._expected_attrs(req) if is_detail
+                                else None),
                 sort_keys=sort_keys, sort_dirs=sort_dirs)
         except exception.MarkerNotFound:
             raise common.bad_request('marker [%s] not found' % marker)
@@ -401,9 +402,8 @@ class ServersController(object):
         return context, list(instances), limit
 
     @staticmethod
-    def _expected_attrs(req, is_detail):
-        if not is_detail:
-            return None
+    def _expected_attrs(req):
+        """What the full server view at this microversion reads."""
         if microversion.is_supported(req, _SYSMETA_SINCE):
             return _EXPECTED_ATTRS + ['system_metadata']
         return _EXPECTED_ATTRS
@@ -432,8 +432,7 @@ class ServersController(object):
     @validation.query_schema(schema.show_query, '2.1', '2.101')
     def show(self, req, server_id):
         context = auth.get_context(req)
-        instance = get_server(req, server_id,
-                              self._expected_attrs(req, True))
+        instance = get_server(req, server_id, self._expected_attrs(req))
         context.can(srv_policies.SERVERS % 'show', target={
             'project_id': instance.project_id})
         extras = _Extras(req, context, [instance])
@@ -447,8 +446,7 @@ class ServersController(object):
     @validation.schema(schema.update, '2.1', '2.18')
     def update(self, req, server_id, body):
         context = auth.get_context(req)
-        instance = get_server(req, server_id,
-                              self._expected_attrs(req, True))
+        instance = get_server(req, server_id, self._expected_attrs(req))
         context.can(srv_policies.SERVERS % 'update', target={
             'project_id': instance.project_id,
             'user_id': instance.user_id})
