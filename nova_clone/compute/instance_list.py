@@ -7,6 +7,7 @@ server, from any database or service.
 """
 
 import functools
+import re
 
 from oslo_log import log as logging
 
@@ -120,11 +121,60 @@ def _cells(context, filters):
     return nova_context.load_cells(context)
 
 
+def _use_flavor_id(context, filters):
+    """The API filters by flavorid; rows carry the flavor's internal id.
+    An unknown flavor raises FlavorNotFound: the list is empty."""
+    if 'flavor' in filters:
+        flavor = _objects().Flavor.get_by_flavor_id(context,
+                                                    filters.pop('flavor'))
+        filters['instance_type_id'] = flavor.id
+
+
+def _address_matcher(filters):
+    """A test for the ``ip``/``ip6`` filters, or None.
+
+    As in Nova each is a regular expression matched at the start of the
+    server's fixed addresses of that IP version ("10.0.0.1" also matches
+    10.0.0.12).  Addresses live in the info cache, so the test runs on
+    the rows the cells return.
+    """
+    patterns = {}
+    for key, version in (('ip', 4), ('ip6', 6)):
+        if key not in filters:
+            continue
+        value = str(filters.pop(key))
+        try:
+            patterns[version] = re.compile(value)
+        except re.error as exc:
+            raise exception.InvalidInput(
+                reason='Invalid %s filter %r: %s' % (key, value, exc))
+    if not patterns:
+        return None
+
+    def matches(instance):
+        for ip in instance.get_network_info().fixed_ips():
+            address = ip.get('address')
+            version = ip.get('version') or (6 if ':' in (address or '')
+                                            else 4)
+            pattern = patterns.get(version)
+            if address and pattern is not None and pattern.match(address):
+                return True
+        return False
+    return matches
+
+
 def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
             sort_keys=None, sort_dirs=None):
     objects = _objects()
     filters = dict(filters)
+    _use_flavor_id(context, filters)
+    address_matches = _address_matcher(filters)
     expected_attrs = _with_view_attrs(expected_attrs)
+    if address_matches is not None:
+        # Read with the rows, not one lazy load per server.
+        expected_attrs = list(expected_attrs or [])
+        if 'info_cache' not in expected_attrs:
+            expected_attrs.append('info_cache')
     keys, dirs = _normalize_sort(sort_keys, sort_dirs)
     cmp = _compare(keys, dirs)
 
@@ -142,6 +192,9 @@ def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
         except exception.MarkerNotFound:
             brs = []
         cells = _cells(context, filters)
+    if address_matches is not None:
+        # No address before a host is picked: no build request matches.
+        brs = []
     result = [br.instance for br in brs]
     if limit is not None and len(result) >= limit:
         return objects.InstanceList(objects=result[:limit])
@@ -175,7 +228,8 @@ def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
             else context
 
     def query(cctxt, cell_uuid):
-        cell_limit = remaining
+        # The address test runs after the query: the limit, after it.
+        cell_limit = remaining if address_matches is None else None
         cell_marker = None
         if marker_obj is not None:
             if cell_uuid == marker_cell:
@@ -205,6 +259,9 @@ def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
                 continue
             if marker_obj is not None and cell.uuid != marker_cell and \
                     cmp(inst, marker_obj) <= 0:
+                continue
+            if address_matches is not None and \
+                    not address_matches(inst):
                 continue
             rows.append(inst)
     rows.sort(key=functools.cmp_to_key(cmp))

@@ -397,6 +397,8 @@ class ServersController(object):
                 sort_keys=sort_keys, sort_dirs=sort_dirs)
         except exception.MarkerNotFound:
             raise common.bad_request('marker [%s] not found' % marker)
+        except exception.InvalidInput as exc:
+            raise common.bad_request(exc.format_message())
         except exception.FlavorNotFound:
             return context, [], limit
         return context, list(instances), limit
@@ -466,15 +468,16 @@ class ServersController(object):
             updates['auto_disk_config'] = (
                 values['OS-DCF:diskConfig'] == 'AUTO')
         if 'pinned_availability_zone' in values:
-            updates['pinned_availability_zone'] = values[
-                'pinned_availability_zone']
+            _repin(context, instance, values['pinned_availability_zone'])
         try:
             instance = compute_api().update_instance(context, instance,
                                                      updates)
         except exception.InstanceNotFound as exc:
             raise webob.exc.HTTPNotFound(explanation=exc.format_message())
         full = microversion.is_supported(req, '2.75')
-        extras = _Extras(req, context, [instance]) if full else None
+        # The short view shows server groups from 2.71: read the spec.
+        extras = (_Extras(req, context, [instance])
+                  if microversion.is_supported(req, '2.71') else None)
         return {'server': views.show(
             req, instance, context, full=full,
             **(extras.of(instance) if extras else {}))}
@@ -493,6 +496,34 @@ class ServersController(object):
 
     def action(self, req, server_id, body):
         return SERVER_ACTIONS(req, body=body, server_id=server_id)
+
+
+def _repin(context, instance, wanted):
+    """2.104: the pin lives in the request spec.  None unpins; a server
+    may be pinned again only to the zone it is in; asking for the pin it
+    has changes nothing."""
+    from nova_clone import objects
+    try:
+        spec = objects.RequestSpec.get_by_instance_uuid(context,
+                                                        instance.uuid)
+    except exception.RequestSpecNotFound:
+        raise common.conflict('Server %s has no request spec to hold an '
+                              'availability zone pin.' % instance.uuid)
+    pinned = spec.availability_zone
+    if wanted == pinned:
+        return
+    current = getattr(instance, 'availability_zone', None) \
+        if instance.obj_attr_is_set('availability_zone') else None
+    if wanted is not None and (pinned is not None or wanted != current):
+        raise common.conflict(
+            'Cannot pin server %(uuid)s to availability zone %(wanted)s: '
+            'it is in %(current)s and pinned to %(pinned)s. Unpin it '
+            '(null) or pin it to the zone it is in.' % {
+                'uuid': instance.uuid, 'wanted': wanted,
+                'current': current or 'no zone yet',
+                'pinned': pinned or 'none'})
+    spec.availability_zone = wanted
+    spec.save()
 
 
 class _Extras(object):

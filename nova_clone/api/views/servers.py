@@ -212,6 +212,25 @@ def show(req, instance, context, request_spec=None, bdms=None,
         fault = _fault(req, instance, context)
         if fault:
             view['fault'] = fault
+    # The short view (PUT before 2.75) has these too.
+    if microversion.is_supported(req, '2.9'):
+        view['locked'] = bool(attr(instance, 'locked', False))
+    if microversion.is_supported(req, '2.73'):
+        view['locked_reason'] = _locked_reason(instance)
+    if microversion.is_supported(req, '2.19'):
+        view['description'] = attr(instance, 'display_description')
+    if microversion.is_supported(req, '2.26'):
+        view['tags'] = _tags(instance)
+    if microversion.is_supported(req, '2.63'):
+        certs = attr(instance, 'trusted_certs')
+        view['trusted_image_certificates'] = (
+            list(attr(certs, 'ids', [])) if certs else None)
+    spec = request_spec
+    # Server groups are shown by show/update/rebuild, never in lists.
+    if microversion.is_supported(req, '2.71') and not in_list:
+        group = attr(spec, 'instance_group') if spec is not None else None
+        group_uuid = attr(group, 'uuid') if group is not None else None
+        view['server_groups'] = [group_uuid] if group_uuid else []
     if not full:
         return view
 
@@ -248,26 +267,8 @@ def show(req, instance, context, request_spec=None, bdms=None,
             view['OS-EXT-SRV-ATTR:user_data'] = attr(instance, 'user_data')
     if microversion.is_supported(req, '2.90'):
         view['OS-EXT-SRV-ATTR:hostname'] = attr(instance, 'hostname')
-    if microversion.is_supported(req, '2.9'):
-        view['locked'] = bool(attr(instance, 'locked', False))
-    if microversion.is_supported(req, '2.73'):
-        view['locked_reason'] = _locked_reason(instance)
     if microversion.is_supported(req, '2.16') and host_status is not None:
         view['host_status'] = host_status
-    if microversion.is_supported(req, '2.19'):
-        view['description'] = attr(instance, 'display_description')
-    if microversion.is_supported(req, '2.26'):
-        view['tags'] = _tags(instance)
-    if microversion.is_supported(req, '2.63'):
-        certs = attr(instance, 'trusted_certs')
-        view['trusted_image_certificates'] = (
-            list(attr(certs, 'ids', [])) if certs else None)
-    spec = request_spec
-    # Server groups are shown by show/update/rebuild, never in lists.
-    if microversion.is_supported(req, '2.71') and not in_list:
-        group = attr(spec, 'instance_group') if spec is not None else None
-        group_uuid = attr(group, 'uuid') if group is not None else None
-        view['server_groups'] = [group_uuid] if group_uuid else []
     if microversion.is_supported(req, '2.96'):
         view['pinned_availability_zone'] = (
             attr(spec, 'availability_zone') if spec is not None else None)

@@ -60,6 +60,26 @@ def test_server_update_full_view(world, bed):
 
 
 @pytest.mark.parametrize('version,sample', [
+    ('2.19', 'servers/v2.19/server-put-resp.json'),
+    ('2.47', 'servers/v2.47/server-update-resp.json'),
+    ('2.63', 'servers/v2.63/server-update-resp.json'),
+    ('2.71', 'servers/v2.71/server-update-resp.json'),
+    ('2.73', 'servers/v2.73/server-update-resp.json'),
+])
+def test_server_update_short_view(world, bed, version, sample):
+    """Before 2.75 PUT answers with the short view, which still carries
+    each microversion's own fields (locked, description, tags...), for a
+    server in a cell and for one still a build request."""
+    demo = bed.client()
+    building = demo.get('/servers?status=BUILD').body['servers'][0]['id']
+    for server_id in (world['instance'].uuid, building):
+        reply = demo.put('/servers/%s' % server_id,
+                         {'server': {'name': 'renamed'}}, version=version)
+        assert reply.status == 200, reply.body
+        samples.assert_matches(sample, reply.body, free=SERVER_FREE)
+
+
+@pytest.mark.parametrize('version,sample', [
     ('2.10', 'os-keypairs/v2.10/keypairs-import-post-resp.json'),
     ('2.92', 'os-keypairs/v2.92/keypairs-import-post-resp.json'),
 ])
