@@ -83,6 +83,14 @@ class _Pecan(pecan.Pecan):
         local.arguments = _state.arguments
         return controller, [], {}
 
+    def _handle_empty_response_body(self, state):
+        # Pecan makes an empty 200 a 204; a method that declares 200 (the
+        # DELETE of a flavor extra spec) answers 200 with no body in Nova.
+        if getattr(state.response, 'empty_200', False):
+            state.response.content_type = None
+            return
+        super()._handle_empty_response_body(state)
+
     def invoke_controller(self, controller, args, kwargs, state):
         result = controller(*args, **kwargs)
         if not isinstance(result, webob.Response):

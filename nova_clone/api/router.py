@@ -113,7 +113,11 @@ def dispatch(router, req):
         if req.method in ('POST', 'PUT'):
             body = resource.parse_body(req)
         code, result, headers = resource.invoke(func, req, params, body)
-        return resource.build_response(code, result, headers, version)
+        resp = resource.build_response(code, result, headers, version)
+        if result is None and code == 200 and \
+                getattr(func, 'wsgi_code', None) == 200:
+            resp.empty_200 = True
+        return resp
     except Exception as exc:  # noqa - every error becomes Nova's fault
         return faults.from_exception(exc, version)
 

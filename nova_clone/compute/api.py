@@ -144,6 +144,8 @@ class API:
                 overs='ports', req=min_count, used=0, allowed=max_count)
 
         from nova_clone import quota
+        if metadata:
+            quota.check_metadata_items(context, metadata)
         count = quota.check_server_create(context, flavor, min_count,
                                           max_count)
         count = max(min_count, min(count or max_count, max_count))
@@ -163,6 +165,12 @@ class API:
             filter_properties['force_nodes'] = [forced_node]
         sg_names = [g.get('name') if isinstance(g, dict) else g
                     for g in (security_groups or [])] or ['default']
+        # Like Nova, an unknown group is the request's 400, not a failed
+        # build on a compute.
+        check_groups = getattr(self.network_api, 'validate_security_groups',
+                               None)
+        if check_groups is not None:
+            check_groups(context, sg_names)
 
         instances, build_requests, request_specs, mappings = [], [], [], []
         for index in range(count):

@@ -254,6 +254,14 @@ class API:
             ids.append(match[0])
         return ids
 
+    def validate_security_groups(self, context, names):
+        """Raise SecurityGroupNotFound for a requested group the project
+        cannot use ('default' always exists: Neutron makes it)."""
+        wanted = [n for n in names or () if n and n != 'default']
+        if wanted:
+            self._security_group_ids(context, self._client(context),
+                                     context.project_id, wanted)
+
     def _port_fields(self, instance, bind_host_id):
         zone = getattr(instance, 'availability_zone', None) or 'nova'
         fields = {'device_id': instance.uuid,

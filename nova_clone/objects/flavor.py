@@ -198,9 +198,28 @@ class Flavor(base.NovaPersistentObject, base.NovaObject,
         return cls._from_db_object(context, cls(), db_flavor,
                                    expected_attrs=['extra_specs'])
 
+    @staticmethod
+    @api_db_api.context_manager.reader.connection
+    def _project_has_access(context, flavor_row_id, project_id):
+        access = api_models.FlavorProjects.__table__
+        return context.connection.execute(
+            sa.select(access.c.id).where(
+                access.c.flavor_id == flavor_row_id,
+                access.c.project_id == project_id).limit(1)).first() \
+            is not None
+
     @base.remotable_classmethod
     def get_by_flavor_id(cls, context, flavor_id, read_deleted=None):
+        """The flavor a user names by its flavorid.  Like Nova, a private
+        flavor is not found by a non-admin project without access to it
+        (so a boot with it is a 400, a show a 404)."""
         db_flavor = cls._flavor_get_from_db(context, flavorid=flavor_id)
+        # (is_public NULL reads as public, as _from_db_object has it.)
+        if db_flavor['is_public'] in (False, 0) and not context.is_admin \
+                and not \
+                cls._project_has_access(context, db_flavor['id'],
+                                        context.project_id):
+            raise exception.FlavorNotFound(flavor_id=flavor_id)
         return cls._from_db_object(context, cls(), db_flavor,
                                    expected_attrs=['extra_specs'])
 

@@ -192,6 +192,22 @@ def test_bad_boot_requests_get_clean_errors(cloud, demo_api, bad):
     assert fault['code'] == resp.status_code and fault['message']
 
 
+def test_unknown_security_group_is_the_requests_400(cloud, demo_api):
+    before = {s['id'] for s in demo_api.get_servers(detail=False)}
+    resp = demo_api.request('POST', '/servers', {'server': {
+        'name': 'bad-sg', 'flavorRef': cloud.flavor_id,
+        'imageRef': cloud.image_id,
+        'networks': [{'uuid': cloud.network_id}],
+        'security_groups': [{'name': 'does_not_exist'}]}})
+    assert resp.status_code == 400, resp.text
+    assert resp.json()['badRequest']['message'] == (
+        'Security group does_not_exist not found.')
+    assert {s['id'] for s in demo_api.get_servers(detail=False)} == before
+    # The project's default group is always there.
+    server = demo_api.create_server(security_groups=[{'name': 'default'}])
+    assert server['security_groups'] == [{'name': 'default'}]
+
+
 def test_list_paging_with_limit_and_marker(cloud, demo_api):
     ids = {demo_api.create_server(wait_for=None)['id'] for _ in range(3)}
     for server_id in ids:

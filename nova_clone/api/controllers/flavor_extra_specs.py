@@ -69,7 +69,7 @@ class FlavorExtraSpecsController(object):
                     extra_specs_key=key).format_message())
         return {key: specs[key]}
 
-    @resource.response(202)
+    @resource.response(200)
     def delete(self, req, flavor_id, key):
         context = auth.get_context(req)
         context.can(fl_policies.EXTRA_SPECS % 'delete', target={})

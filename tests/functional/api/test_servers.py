@@ -242,6 +242,29 @@ def test_quota_exceeded(compute, bed, admin):
     assert limits['totalInstancesUsed'] == 1
 
 
+def test_private_flavor_needs_access(compute, bed, admin, demo):
+    assert admin.post('/flavors', {'flavor': {
+        'name': 'hidden', 'ram': 512, 'vcpus': 1, 'disk': 1, 'id': 'hidden',
+        'os-flavor-access:is_public': False}}).status == 200
+    reply = _boot(demo, flavorRef='hidden')
+    assert reply.status == 400
+    assert reply.body['badRequest']['message'] == \
+        'Invalid flavorRef provided.'
+    assert admin.post('/flavors/hidden/action', {'addTenantAccess': {
+        'tenant': demo.project}}).status == 200
+    assert _boot(demo, flavorRef='hidden').status == 202
+
+
+def test_metadata_over_quota(compute, bed, admin):
+    client = bed.client(user='meta', project='66ff')
+    assert admin.put('/os-quota-sets/66ff', {
+        'quota_set': {'metadata_items': 2}}).status == 200
+    reply = _boot(client, metadata={'a': '1', 'b': '2', 'c': '3'})
+    assert reply.status == 403
+    assert 'metadata' in reply.body['forbidden']['message']
+    assert _boot(client, metadata={'a': '1', 'b': '2'}).status == 202
+
+
 def test_optional_fields_reach_the_view(compute, bed, demo):
     user_data = base64.b64encode(b'#!/bin/sh\necho hi\n').decode()
     reply = _boot(demo, version='2.90', name='full',

@@ -19,6 +19,11 @@ def _nothing(req):
     return None
 
 
+@resource.response(200)
+def _declared_empty(req):
+    return None
+
+
 @resource.response(202)
 def _create(req, body):
     return {'created': body}
@@ -31,6 +36,7 @@ def _fails(req):
 ROUTES = [
     ('/things/{thing_id}', {'GET': _show}),
     ('/nothing', {'GET': _nothing, 'POST': _nothing}),
+    ('/declared', {'DELETE': _declared_empty}),
     ('/things', {'POST': _create}),
     ('/fails', {'GET': _fails}),
 ]
@@ -85,4 +91,11 @@ def test_an_empty_200_is_still_a_204():
     _stock, short = _apps()
     status, headers, body = _answer(short, 'GET', '/v2.1/nothing')
     assert status == '204 No Content' and body == b''
+    assert 'Content-Type' not in dict(headers)
+
+
+def test_a_declared_empty_200_stays_a_200():
+    _stock, short = _apps()
+    status, headers, body = _answer(short, 'DELETE', '/v2.1/declared')
+    assert status == '200 OK' and body == b''
     assert 'Content-Type' not in dict(headers)
