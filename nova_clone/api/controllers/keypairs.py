@@ -56,10 +56,11 @@ class KeypairController(object):
                 fingerprint = ssh_keys.fingerprint(public_key, key_type)
             else:
                 if key_type == 'x509':
-                    raise exception.InvalidKeypair(
-                        reason='Generating x509 keypairs is not supported')
-                private_key, public_key, fingerprint = (
-                    ssh_keys.generate_key_pair())
+                    private_key, public_key, fingerprint = (
+                        ssh_keys.generate_x509_pair(user_id))
+                else:
+                    private_key, public_key, fingerprint = (
+                        ssh_keys.generate_key_pair())
         except exception.InvalidKeypair as exc:
             raise common.bad_request(exc.format_message())
         keypair = objects.KeyPair(context=context, name=name,

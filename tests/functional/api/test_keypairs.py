@@ -132,3 +132,30 @@ def test_keypair_quota(bed, admin):
     assert over.status == 403
     assert over.body['forbidden']['message'] == \
         'Quota exceeded, too many key pairs.'
+
+
+def test_generate_x509_from_22(user):
+    """Before 2.92 a keypair of type x509 without a public key gets a new
+    self-signed client certificate, its private key and its SHA1
+    fingerprint; show and list give the certificate back."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography import x509
+
+    reply = user.post('/os-keypairs', {'keypair': {
+        'name': 'winrm', 'type': 'x509'}}, version='2.2')
+    assert reply.status == 201, reply.body
+    kp = reply.body['keypair']
+    assert kp['type'] == 'x509'
+    assert kp['private_key'].startswith('-----BEGIN PRIVATE KEY-----')
+    cert = x509.load_pem_x509_certificate(kp['public_key'].encode())
+    assert cert.subject.rfc4514_string() == 'CN=%s' % user.user
+    assert kp['fingerprint'] == ':'.join(
+        '%02x' % b for b in cert.fingerprint(hashes.SHA1()))
+    shown = user.get('/os-keypairs/winrm', version='2.2').body['keypair']
+    assert (shown['type'], shown['public_key'], shown['fingerprint']) == (
+        'x509', kp['public_key'], kp['fingerprint'])
+    assert 'private_key' not in shown
+    # From 2.92 keys are imported only: no generation of either type.
+    reply = user.post('/os-keypairs', {'keypair': {
+        'name': 'winrm2', 'type': 'x509'}}, version='2.92')
+    assert reply.status == 400
