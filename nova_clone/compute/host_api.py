@@ -72,6 +72,18 @@ class HostAPI(object):
             self._servicegroup_api = sg_api.API()
         return self._servicegroup_api
 
+    def get_host_uptime(self, service):
+        """The hypervisor's uptime text, asked of its compute (RPC call);
+        ComputeServiceUnavailable when that compute is down."""
+        if service is None or not self.service_is_up(service):
+            raise exception.ComputeServiceUnavailable(
+                host=getattr(service, 'host', None))
+        if getattr(self, '_compute_rpcapi', None) is None:
+            from nova_clone.compute import rpcapi
+            self._compute_rpcapi = rpcapi.ComputeAPI()
+        return self._compute_rpcapi.get_host_uptime(service._context,
+                                                    service.host)
+
     def service_is_up(self, service):
         try:
             return self.servicegroup_api.service_is_up(service)

@@ -254,6 +254,10 @@ class ComputeManager(build.BuildMixin, block_devices.BlockDeviceMixin,
             self._sync_provider_tree(context, nodename)
         return 'enabled' if enabled else 'disabled'
 
+    def get_host_uptime(self, context):
+        """RPC call from the API: GET /os-hypervisors/{id}/uptime."""
+        return self.driver.get_host_uptime()
+
     def _sync_provider_tree(self, context, nodename, attempts=3):
         # Every allocation bumps the provider's generation, so the cached
         # one is often stale: a failed sync drops the cache and the next

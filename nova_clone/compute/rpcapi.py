@@ -105,6 +105,10 @@ class ComputeAPI:
         cctxt = self._prepare(ctxt, host)
         return cctxt.call(ctxt, 'set_host_enabled', enabled=enabled)
 
+    def get_host_uptime(self, ctxt, host):
+        cctxt = self._prepare(ctxt, host)
+        return cctxt.call(ctxt, 'get_host_uptime')
+
     # -- events ------------------------------------------------------------
 
     def external_instance_event(self, ctxt, instances, events, host=None):

@@ -192,7 +192,14 @@ class HypervisorsController(object):
         node = self._get_node(req, context, hypervisor_id)
         service = self._service_of(context, node)
         view = self._view(req, context, node, service, False)
-        view['uptime'] = None
+        try:
+            view['uptime'] = self.host_api.get_host_uptime(service)
+        except exception.ComputeServiceUnavailable as exc:
+            raise common.bad_request(exc.format_message())
+        except NotImplementedError:
+            raise webob.exc.HTTPNotImplemented(
+                explanation='Virt driver does not implement uptime '
+                            'function.')
         return {'hypervisor': view}
 
     @resource.api_version(None, '2.87')
