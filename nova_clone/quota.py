@@ -354,8 +354,14 @@ def destroy_all_by_project(context, project_id, user_id=None):
 # -- quota classes ------------------------------------------------------------
 
 def get_class_quotas(context, class_name):
-    """{resource: limit} of a quota class (defaults fill the gaps)."""
+    """{resource: limit} of a quota class (defaults fill the gaps).
+
+    The legacy network resources limit nothing (Neutron keeps its own
+    quotas) but, as in Nova, a class stores what it is given for them
+    and shows it before 2.50; unset they read -1.
+    """
     limits = {res: getattr(CONF.quota, res) for res in RESOURCES}
+    limits.update((res, -1) for res in LEGACY_NETWORK_RESOURCES)
     for res, limit in _class_limits(context, class_name).items():
         if res in limits:
             limits[res] = limit
@@ -374,7 +380,7 @@ def _set_class_limit(context, class_name, resource, limit):
 
 
 def update_class(context, class_name, values):
-    unknown = set(values) - set(RESOURCES)
+    unknown = set(values) - set(RESOURCES) - set(LEGACY_NETWORK_RESOURCES)
     if unknown:
         raise exception.QuotaResourceUnknown(unknown=sorted(unknown))
     for res, limit in values.items():

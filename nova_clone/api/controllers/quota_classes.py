@@ -56,7 +56,7 @@ def _format(req, limits, class_name=None):
         out[_API_NAME.get(res, res)] = limits[res]
     if not v250:
         for res in _NETWORK:
-            out[res] = -1
+            out[res] = limits[res]
     if class_name is not None:
         out['id'] = class_name
     return {'quota_class_set': out}
@@ -78,7 +78,7 @@ class QuotaClassSetsController(object):
         values = {}
         for name, value in body['quota_class_set'].items():
             res = _RESOURCE.get(name, name)
-            if res in _NETWORK or res == 'networks':
+            if res == 'networks':
                 continue
             values[res] = int(value)
         quota.update_class(context, id, values)

@@ -101,3 +101,25 @@ def test_default_quota_class_drives_defaults(bed, admin, demo):
               {'quota_class_set': {'instances': 10}})
     assert admin.put('/os-quota-class-sets/default', {
         'quota_class_set': {'instances': 'many'}}).status == 400
+
+
+def test_quota_class_keeps_legacy_network_limits(admin):
+    """Before 2.50 a class stores what it is given for the nova-network
+    era resources and shows it back (they limit nothing: Neutron has its
+    own quotas); 2.50 drops them from the API."""
+    legacy = {'floating_ips': 99, 'fixed_ips': 98, 'security_groups': 97,
+              'security_group_rules': 96}
+    before = admin.get('/os-quota-class-sets/legacy').body['quota_class_set']
+    assert all(before[k] == -1 for k in legacy)
+    reply = admin.put('/os-quota-class-sets/legacy',
+                      {'quota_class_set': dict(legacy, instances=11)})
+    assert reply.status == 200, reply
+    shown = admin.get('/os-quota-class-sets/legacy').body['quota_class_set']
+    for body in (reply.body['quota_class_set'], shown):
+        assert {k: body[k] for k in legacy} == legacy
+        assert body['instances'] == 11
+    newer = admin.get('/os-quota-class-sets/legacy', version='2.50').body[
+        'quota_class_set']
+    assert not set(legacy) & set(newer)
+    assert admin.put('/os-quota-class-sets/legacy', {'quota_class_set': {
+        'floating_ips': 5}}, version='2.50').status == 400
