@@ -285,26 +285,22 @@ class Up(object):
         if computes:
             say('- computes %s' % ', '.join(c.host for c in computes))
         pids = self._phase(computes, RPC_TIMEOUT)
-        if any(pids.values()):
-            self.discover([c.host for c in computes if pids.get(c.name)])
+        hosts = [c.host for c in computes if pids.get(c.name)]
+        if hosts:
+            self.discover(hosts)
+            if control.get('nova-api') and lay.driver == 'fake':
+                self.check(hosts)
 
     def seed(self):
         """DevStack-like defaults: flavors, a public image, a shared
         network (the same set as the embedded mode), made through the
         APIs by the admin and only where missing."""
-        from keystoneauth1 import session
-        from keystoneauth1.identity import v3
-
         from nova_clone.deploy import embedded_seed
         lay = self.layout
         say('- flavors, image %s, network %s' % (
             embedded_seed.IMAGE_NAME, embedded_seed.NETWORK_NAME))
-        auth = v3.Password(auth_url=lay.auth_url, username='admin',
-                           password=lay.admin_password,
-                           project_name='admin', user_domain_id='default',
-                           project_domain_id='default')
         try:
-            embedded_seed.seed(session.Session(auth=auth), {
+            embedded_seed.seed(self._admin_session(), {
                 'compute': lay.url('nova-api') + '/v2.1',
                 'image': lay.url('glance'),
                 'network': lay.url('neutron')})
@@ -348,6 +344,25 @@ class Up(object):
                 stack_libvirt.LibvirtSetupError) as e:
             raise StackFailed('seeding the libvirt guest: %s (see %s)' % (
                 e, lay.log_file('glance')))
+
+    def check(self, hosts):
+        """Boot and delete a server per compute, as the last step."""
+        from nova_clone.deploy import stack_smoke
+        lay = self.layout
+        say('- check: boot %d servers side by side, then delete them'
+            % len(hosts))
+        started = time.monotonic()
+        try:
+            placed = stack_smoke.run(self._admin_session(), {
+                'compute': lay.url('nova-api') + '/v2.1',
+                'image': lay.url('glance'),
+                'network': lay.url('neutron')}, len(hosts))
+        except stack_smoke.SmokeFailed as e:
+            raise StackFailed('the stack is running but cannot boot: %s '
+                              '(logs in %s)' % (e, lay.log_dir))
+        say('  ACTIVE on %s and deleted in %.1fs' % (
+            ', '.join('%s (%d)' % kv for kv in sorted(placed.items())),
+            time.monotonic() - started))
 
     def _cell_names(self):
         try:

@@ -6,6 +6,7 @@ import ast
 import ipaddress
 import json
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -181,6 +182,22 @@ def _innodb_deadlocks():
             return int(cur.fetchone()[1])
     finally:
         conn.close()
+
+
+def test_up_ends_by_booting_a_server_per_compute(stack):
+    out = stack.up.stdout
+    assert '- check: boot 3 servers side by side, then delete them' in out
+    placed, = [line for line in out.splitlines()
+               if re.search(r'\]\s+ACTIVE on ', line)]
+    counts = re.findall(r'(compute\d) \((\d+)\)', placed)
+    assert {host for host, _ in counts} <= set(HOSTS), placed
+    assert sum(int(n) for _, n in counts) == 3, placed
+    assert 'deleted in' in placed
+    # The check deletes what it booted.
+    assert stack.osc_json('admin', 'server', 'list', '--all-projects',
+                          '--name', '^stack-check-') == []
+    assert stack.osc_json('admin', 'server', 'list', '--all-projects',
+                          '--deleted', '--name', '^stack-check-') != []
 
 
 def test_storm_spreads_over_the_computes(stack):
@@ -384,6 +401,38 @@ def test_bad_requests_get_novas_errors(stack):
                                  raise_exc=False).status_code == 200
     finally:
         stack.osc('admin', 'server', 'delete', '--wait', theirs)
+
+
+def test_up_fails_naming_the_host_when_the_check_cannot_boot(stack):
+    lay = _layout(stack)
+    saved = {}
+    _stop_computes(stack, *HOSTS)
+    try:
+        for host in HOSTS:
+            path = stack_nova.compute_conf_path(lay, host)
+            with open(path) as f:
+                saved[path] = f.read()
+            with open(path, 'a') as f:
+                f.write('\n[fake_driver]\nfail_spawn = %s:fatal\n' % host)
+        again = _clone('stack', 'up', '--computes', '3', *stack.args(),
+                       timeout=400)
+        assert again.returncode == 1, again.stdout + again.stderr
+        assert 'the stack is running but cannot boot' in again.stderr + \
+            again.stdout
+        message = again.stdout + again.stderr
+        assert re.search(r'went to ERROR', message), message
+        assert any(' on %s ' % host in message for host in HOSTS), message
+        assert lay.log_dir in message
+        assert 'Traceback' not in again.stderr
+        # Even a failed check deletes its servers.
+        assert stack.osc_json('admin', 'server', 'list', '--all-projects',
+                              '--name', '^stack-check-') == []
+    finally:
+        _stop_computes(stack, *HOSTS)
+        for path, text in saved.items():
+            with open(path, 'w') as f:
+                f.write(text)
+        _start_computes(stack, *HOSTS)
 
 
 def test_failing_hosts_reschedule_to_the_healthy_one(stack):
