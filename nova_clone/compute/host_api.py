@@ -78,11 +78,9 @@ class HostAPI(object):
         if service is None or not self.service_is_up(service):
             raise exception.ComputeServiceUnavailable(
                 host=getattr(service, 'host', None))
-        if getattr(self, '_compute_rpcapi', None) is None:
-            from nova_clone.compute import rpcapi
-            self._compute_rpcapi = rpcapi.ComputeAPI()
-        return self._compute_rpcapi.get_host_uptime(service._context,
-                                                    service.host)
+        from nova_clone.compute import rpcapi
+        return rpcapi.get_compute_rpcapi().get_host_uptime(service._context,
+                                                           service.host)
 
     def service_is_up(self, service):
         try:

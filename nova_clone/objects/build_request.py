@@ -224,8 +224,7 @@ def _matches(instance, filters):
             continue
         if key == 'tags' or key == 'tags-any' or key.startswith('not-tags'):
             continue
-        attr = {'image': 'image_ref', 'flavor': 'instance_type_id',
-                'uuid': 'uuid'}.get(key, key)
+        attr = {'image': 'image_ref'}.get(key, key)
         if attr not in instance.fields or not instance.obj_attr_is_set(attr):
             if value in (None, [], ()):
                 continue

@@ -34,7 +34,7 @@ EXACT_FILTERS = ('project_id', 'user_id', 'image_ref', 'vm_state',
 SPECIAL_FILTERS = ('deleted', 'soft_deleted', 'changes-since',
                    'changes-before', 'tags', 'tags-any', 'not-tags',
                    'not-tags-any', 'metadata', 'system_metadata', 'name',
-                   'image', 'flavor', 'ip', 'ip6', 'cleaned')
+                   'image', 'ip', 'ip6', 'cleaned')
 SORT_KEY_ALIASES = {'name': 'display_name'}
 
 SOFT_DELETED = 'soft-delete'
@@ -147,8 +147,6 @@ def build_filters(context, query, filters):
     # Friendly names the API layer may pass through.
     if 'image' in filters:
         filters.setdefault('image_ref', filters.pop('image'))
-    if 'flavor' in filters:
-        filters.setdefault('instance_type_id', filters.pop('flavor'))
     if 'name' in filters:
         filters.setdefault('display_name', filters.pop('name'))
     # Addresses live in the info cache; the API filters them itself.
