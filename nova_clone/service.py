@@ -29,6 +29,7 @@ from nova_clone import context as nova_context
 from nova_clone import exception
 from nova_clone import rpc
 from nova_clone import servicegroup
+from nova_clone import stop_signal
 
 LOG = logging.getLogger(__name__)
 
@@ -344,9 +345,8 @@ class ServiceLauncher:
 
     def __init__(self):
         self.services = []
-        self._stop_requested = threading.Event()
+        self._stop = stop_signal.StopSignal()
         self._starting = False
-        self.signal = None
 
     def launch_service(self, service):
         self.services.append(service)
@@ -357,8 +357,7 @@ class ServiceLauncher:
             self._starting = False
 
     def _handle_stop(self, signo, frame):
-        self.signal = signo
-        self._stop_requested.set()
+        self._stop.handle(signo, frame)
         if self._starting:
             # Still starting (e.g. waiting for the conductor): give up now.
             raise KeyboardInterrupt()
@@ -368,21 +367,18 @@ class ServiceLauncher:
             service.reset()
 
     def install_signal_handlers(self):
-        signal.signal(signal.SIGTERM, self._handle_stop)
-        signal.signal(signal.SIGINT, self._handle_stop)
+        for signo in stop_signal.STOP_SIGNALS:
+            signal.signal(signo, self._handle_stop)
         if hasattr(signal, 'SIGHUP'):
             signal.signal(signal.SIGHUP, self._handle_hup)
 
     def request_stop(self):
-        self._stop_requested.set()
+        self._stop.request()
 
     def wait(self):
-        # A timed wait keeps the main thread responsive to signals.
-        while not self._stop_requested.wait(1.0):
-            pass
-        if self.signal is not None:
-            LOG.info('Caught %s, stopping',
-                     signal.Signals(self.signal).name)
+        self._stop.wait()
+        if self._stop.name():
+            LOG.info('Caught %s, stopping', self._stop.name())
         self.stop()
 
     def stop(self):

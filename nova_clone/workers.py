@@ -11,12 +11,12 @@ spreads the calls over them, and each heartbeats the one services row.
 import logging as std_logging
 import os
 import signal
-import threading
 import time
 
 from oslo_log import log as logging
 
 from nova_clone.conf import CONF
+from nova_clone import stop_signal
 
 LOG = logging.getLogger(__name__)
 
@@ -36,8 +36,7 @@ class WorkerPool:
         self.serve_one = serve_one
         self.name = name
         self.children = {}  # pid -> monotonic time of its start
-        self._stopping = threading.Event()
-        self.signal = None
+        self._stopping = stop_signal.StopSignal()
 
     def run(self):
         self._install_signal_handlers()
@@ -47,9 +46,9 @@ class WorkerPool:
         while not self._stopping.is_set():
             self._reap(replace=True)
             self._stopping.wait(0.5)
-        if self.signal is not None:
+        if self._stopping.name():
             LOG.info('Caught %s, stopping %d workers',
-                     signal.Signals(self.signal).name, len(self.children))
+                     self._stopping.name(), len(self.children))
         self._stop_children()
         return 0
 
@@ -121,13 +120,8 @@ class WorkerPool:
 
     # -- signals -----------------------------------------------------------
     def _install_signal_handlers(self):
-        signal.signal(signal.SIGTERM, self._handle_stop)
-        signal.signal(signal.SIGINT, self._handle_stop)
+        self._stopping.install()
         signal.signal(signal.SIGHUP, self._handle_hup)
-
-    def _handle_stop(self, signo, frame):
-        self.signal = signo
-        self._stopping.set()
 
     def _handle_hup(self, signo, frame):
         self._signal_children(signal.SIGHUP)

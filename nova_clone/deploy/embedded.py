@@ -11,10 +11,10 @@ imports light because ``nova-clone --help`` imports it.
 
 import argparse
 import os
-import signal
 import sys
-import threading
 import time
+
+from nova_clone import stop_signal
 
 DEFAULT_PORTS = {
     'api': 8774,
@@ -160,13 +160,8 @@ def run(args):
         log_file=args.log_file, debug=args.debug,
         config_files=args.config_file)
 
-    stop = threading.Event()
-
-    def _on_signal(signum, frame):
-        stop.set()
-
-    signal.signal(signal.SIGTERM, _on_signal)
-    signal.signal(signal.SIGINT, _on_signal)
+    stop = stop_signal.StopSignal()
+    stop.install()
     try:
         cloud.start()
     except embedded_cloud.StartError as exc:
@@ -181,8 +176,7 @@ def run(args):
     paths = cloud.write_clouds_yaml(args.clouds_yaml)
     _print_banner(cloud, paths, time.monotonic() - started)
     try:
-        while not stop.wait(0.5):
-            pass
+        stop.wait()
     finally:
         print('nova-clone up: stopping...', flush=True)
         cloud.stop()

@@ -7,14 +7,13 @@ each peer); ``main()`` is ``python -m nova_clone.peers``.
 
 import argparse
 import importlib
-import signal
 import sys
-import threading
 
 from oslo_config import cfg
 from oslo_log import log as logging
 
 from nova_clone import heap
+from nova_clone import stop_signal
 from nova_clone import wsgi_server
 
 LOG = logging.getLogger(__name__)
@@ -91,13 +90,11 @@ def main(argv=None):
               file=sys.stderr)
         return 1
     heap.freeze_startup_objects()
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = stop_signal.StopSignal()
+    stop.install()
     print('%s stand-in listening on %s' % (args.service, handle.url),
           flush=True)
-    while not stop.wait(1):
-        pass
+    stop.wait()
     handle.stop()
     LOG.info('%s stand-in stopped', args.service)
     return 0

@@ -16,6 +16,7 @@ import pytest
 import sqlalchemy as sa
 
 from nova_clone import servicegroup
+from tests import stop_signals
 
 pytestmark = pytest.mark.integration
 
@@ -188,6 +189,7 @@ def test_conductor_and_computes(tmp_path, dbs):
             service_down_time=DOWN_TIME).service_is_up(row)
         _wait(lambda: _service_row(cell, 'sched-%s' % tag,
                                    'nova-scheduler'), 30, 'the scheduler')
+        stop_signals.rain(scheduler.proc.pid)
         assert scheduler.stop(signal.SIGTERM, timeout=60) == 0, \
             scheduler.text()[-3000:]
         assert conductor.stop(signal.SIGTERM, timeout=60) == 0
@@ -267,6 +269,8 @@ def test_conductor_workers(tmp_path, dbs):
                          30, 'a replacement worker')
         assert 'starting another' in conductor.text()
 
+        # Many stop signals close together stop it as one does.
+        stop_signals.rain(conductor.proc.pid)
         assert conductor.stop(signal.SIGTERM, timeout=60) == 0, \
             conductor.text()[-3000:]
         assert not any(p.is_running() and p.status() != 'zombie'

@@ -20,6 +20,7 @@ import time
 import pytest
 
 from nova_clone.deploy import embedded_seed
+from tests import stop_signals
 
 pytestmark = pytest.mark.integration
 
@@ -234,3 +235,14 @@ def test_up_serves_the_openstack_cli_and_survives_restart(venv, deployment):
     assert [(s['ID'], s['Status']) for s in listed] == [
         (keep['id'], 'ACTIVE')]
     assert again.stop(signal.SIGINT) == 0, ''.join(again.output)
+
+
+def test_up_stops_when_stop_signals_crowd_in(venv, deployment):
+    # Each stop signal arriving while the previous one is handled used to
+    # hang `up` for good (its handler re-entered threading.Event.set).
+    for attempt in range(3):
+        up = _start(venv, deployment)
+        up.wait_ready()
+        stop_signals.rain(up.proc.pid, seed=attempt)
+        assert up.stop(signal.SIGTERM) == 0, ''.join(up.output)
+        assert 'nova-clone up: stopped.' in ''.join(up.output)
