@@ -300,10 +300,7 @@ class Up(object):
         say('- flavors, image %s, network %s' % (
             embedded_seed.IMAGE_NAME, embedded_seed.NETWORK_NAME))
         try:
-            embedded_seed.seed(self._admin_session(), {
-                'compute': lay.url('nova-api') + '/v2.1',
-                'image': lay.url('glance'),
-                'network': lay.url('neutron')})
+            embedded_seed.seed(self._admin_session(), self._api_urls())
         except embedded_seed.SeedError as e:
             raise StackFailed('seeding through the APIs: %s (see %s)' % (
                 e, lay.log_file('nova-api')))
@@ -330,6 +327,12 @@ class Up(object):
                            project_domain_id='default')
         return session.Session(auth=auth)
 
+    def _api_urls(self):
+        lay = self.layout
+        return {'compute': lay.url('nova-api') + '/v2.1',
+                'image': lay.url('glance'),
+                'network': lay.url('neutron')}
+
     def seed_libvirt(self):
         from nova_clone.deploy import embedded_seed
         lay = self.layout
@@ -337,9 +340,8 @@ class Up(object):
             stack_libvirt.MACHINE_IMAGE, stack_libvirt.KERNEL_IMAGE,
             stack_libvirt.RAMDISK_IMAGE, stack_libvirt.FLAVOR[0]))
         try:
-            stack_libvirt.seed(self._admin_session(), {
-                'compute': lay.url('nova-api') + '/v2.1',
-                'image': lay.url('glance')}, self.payload)
+            stack_libvirt.seed(self._admin_session(), self._api_urls(),
+                               self.payload)
         except (embedded_seed.SeedError,
                 stack_libvirt.LibvirtSetupError) as e:
             raise StackFailed('seeding the libvirt guest: %s (see %s)' % (
@@ -353,10 +355,8 @@ class Up(object):
             % len(hosts))
         started = time.monotonic()
         try:
-            placed = stack_smoke.run(self._admin_session(), {
-                'compute': lay.url('nova-api') + '/v2.1',
-                'image': lay.url('glance'),
-                'network': lay.url('neutron')}, len(hosts))
+            placed = stack_smoke.run(self._admin_session(), self._api_urls(),
+                                     len(hosts))
         except stack_smoke.SmokeFailed as e:
             raise StackFailed('the stack is running but cannot boot: %s '
                               '(logs in %s)' % (e, lay.log_dir))

@@ -3,6 +3,7 @@ computes on MariaDB and RabbitMQ, driven by the openstack CLI, the bench
 command and nova-manage, as an operator would."""
 
 import ast
+import contextlib
 import ipaddress
 import json
 import os
@@ -159,6 +160,30 @@ def _start_computes(st, *hosts):
         assert procs.wait_until(
             lambda: stack_services.ready(service, pid), 60, interval=0.5), \
             'see %s' % lay.log_file(service.name)
+
+
+@contextlib.contextmanager
+def _spawn_fails(st, hosts, how):
+    """Stop ``hosts`` and set their fake driver to fail every spawn
+    (``retryable`` or ``fatal``); the caller starts them.  Afterwards the
+    computes run again with their own configuration."""
+    lay = _layout(st)
+    saved = {}
+    _stop_computes(st, *hosts)
+    try:
+        for host in hosts:
+            path = stack_nova.compute_conf_path(lay, host)
+            with open(path) as f:
+                saved[path] = f.read()
+            with open(path, 'a') as f:
+                f.write('\n[fake_driver]\nfail_spawn = %s:%s\n' % (host, how))
+        yield
+    finally:
+        _stop_computes(st, *hosts)
+        for path, text in saved.items():
+            with open(path, 'w') as f:
+                f.write(text)
+        _start_computes(st, *hosts)
 
 
 def _events(st, server_id, request_id):
@@ -405,15 +430,7 @@ def test_bad_requests_get_novas_errors(stack):
 
 def test_up_fails_naming_the_host_when_the_check_cannot_boot(stack):
     lay = _layout(stack)
-    saved = {}
-    _stop_computes(stack, *HOSTS)
-    try:
-        for host in HOSTS:
-            path = stack_nova.compute_conf_path(lay, host)
-            with open(path) as f:
-                saved[path] = f.read()
-            with open(path, 'a') as f:
-                f.write('\n[fake_driver]\nfail_spawn = %s:fatal\n' % host)
+    with _spawn_fails(stack, HOSTS, 'fatal'):
         again = _clone('stack', 'up', '--computes', '3', *stack.args(),
                        timeout=400)
         assert again.returncode == 1, again.stdout + again.stderr
@@ -427,27 +444,11 @@ def test_up_fails_naming_the_host_when_the_check_cannot_boot(stack):
         # Even a failed check deletes its servers.
         assert stack.osc_json('admin', 'server', 'list', '--all-projects',
                               '--name', '^stack-check-') == []
-    finally:
-        _stop_computes(stack, *HOSTS)
-        for path, text in saved.items():
-            with open(path, 'w') as f:
-                f.write(text)
-        _start_computes(stack, *HOSTS)
 
 
 def test_failing_hosts_reschedule_to_the_healthy_one(stack):
-    lay = _layout(stack)
     failing = ('compute1', 'compute2')
-    saved = {}
-    _stop_computes(stack, *failing)
-    try:
-        for host in failing:
-            path = stack_nova.compute_conf_path(lay, host)
-            with open(path) as f:
-                saved[path] = f.read()
-            with open(path, 'a') as f:
-                f.write('\n[fake_driver]\nfail_spawn = %s:retryable\n'
-                        % host)
+    with _spawn_fails(stack, failing, 'retryable'):
         _start_computes(stack, *failing)
         healthy, = [p['uuid'] for p in stack.osc_json(
             'admin', 'resource', 'provider', 'list', '--name', 'compute3')]
@@ -478,9 +479,3 @@ def test_failing_hosts_reschedule_to_the_healthy_one(stack):
         assert rescheduled >= 1
         for server_id in ids:
             stack.osc('admin', 'server', 'delete', '--wait', server_id)
-    finally:
-        _stop_computes(stack, *failing)
-        for path, text in saved.items():
-            with open(path, 'w') as f:
-                f.write(text)
-        _start_computes(stack, *failing)
