@@ -8,6 +8,7 @@ each stand-in peer process serves itself with it too.
 """
 
 import errno
+import socket
 import socketserver
 import threading
 from wsgiref import simple_server
@@ -204,6 +205,38 @@ class _ThreadingServer(socketserver.ThreadingMixIn, simple_server.WSGIServer):
     allow_reuse_address = True
     request_queue_size = 128
 
+    def __init__(self, *args, **kwargs):
+        self._open = set()
+        self._open_lock = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request, client_address):
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request):
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def open_connections(self):
+        with self._open_lock:
+            return list(self._open)
+
+    def end_connections(self):
+        """Let each open connection finish its request, then close it.
+
+        Shutting the read side ends a handler waiting for a kept-alive
+        client's next request at once, while one still answering writes
+        its response first.
+        """
+        for sock in self.open_connections():
+            try:
+                sock.shutdown(socket.SHUT_RD)
+            except OSError:
+                pass
+
     def server_bind(self):
         # Plain socket bind: WSGIServer's version does a reverse DNS lookup.
         socketserver.TCPServer.server_bind(self)
@@ -236,7 +269,12 @@ class ServerHandle:
     def stop(self):
         self._server.shutdown()
         self._server.server_close()
+        self._server.end_connections()
         self._thread.join(timeout=5)
+
+    def connections(self):
+        """How many client connections are open (a handler thread each)."""
+        return len(self._server.open_connections())
 
     def wait(self):
         """Block until the server is stopped."""

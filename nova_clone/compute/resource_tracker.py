@@ -228,7 +228,8 @@ class ResourceTracker:
         self._saver.mark(cn)
 
     def flush_node_saves(self):
-        """Write every pending node change now (service stop)."""
+        """Write every pending node change now and end the writer thread
+        (service stop)."""
         self._saver.flush()
 
     # -- the periodic update -------------------------------------------------
@@ -436,18 +437,29 @@ class _NodeSaver:
             self._cond.notify()
 
     def flush(self):
+        """Write what is pending now; the writer thread ends (a later
+        change starts another)."""
         with self._cond:
             nodes = list(self._pending.values())
             self._pending.clear()
+            writer, self._thread = self._thread, None
+            self._cond.notify_all()
         self._write(nodes)
+        if writer is not None:
+            writer.join(timeout=5)
 
     def _run(self):
+        me = threading.current_thread()
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._pending)
+                self._cond.wait_for(
+                    lambda: self._pending or self._thread is not me)
                 deadline = self._last_write + self._interval
-                while time.monotonic() < deadline:
+                while (time.monotonic() < deadline and
+                       self._thread is me):
                     self._cond.wait(deadline - time.monotonic())
+                if self._thread is not me:
+                    return
                 nodes = list(self._pending.values())
                 self._pending.clear()
                 self._last_write = time.monotonic()

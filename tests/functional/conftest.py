@@ -13,6 +13,7 @@ its report.
 """
 
 import os
+import pathlib
 import sys
 
 import pytest
@@ -26,11 +27,22 @@ if _ROOT not in sys.path:
 
 from tests.functional import fixtures  # noqa: E402
 
+_HERE = pathlib.Path(__file__).parent
+
 
 @pytest.fixture(scope='session')
 def _session_cloud():
     yield fixtures.get_cloud
     fixtures.stop_cloud()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    # The cloud's services read the process-wide CONF: left running, their
+    # periodic tasks would reach the databases that later (unit) tests
+    # point CONF at.  So the cloud ends with the last functional test.
+    if nextitem is None or _HERE not in nextitem.path.parents:
+        fixtures.stop_cloud()
 
 
 @pytest.fixture

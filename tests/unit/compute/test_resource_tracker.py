@@ -189,5 +189,9 @@ def test_stopping_writes_the_pending_usage(rt, ctxt, monkeypatch):
     rt.instance_claim(ctxt, fakes.FakeInstance(host='h1', node='h1'), 'h1')
     assert 'running_vms' in cn.obj_what_changed()
     saves = cn.saves
+    writer = rt._saver._thread
     rt.flush_node_saves()
     assert cn.saves == saves + 1 and not cn.obj_what_changed()
+    # The writer thread ends with the service; a stopped compute leaves
+    # no thread behind.
+    assert not writer.is_alive()

@@ -99,3 +99,29 @@ def test_kept_alive_responses_are_not_held_back(server):
         assert session.post(server.url + '/x', data=b'{}').status_code == 200
         times.append(time.monotonic() - start)
     assert sorted(times)[5] < 0.02, times
+
+
+def test_stop_ends_kept_alive_connections():
+    # A stopped service must not go on answering on a connection a client
+    # kept alive, nor keep a thread waiting on it.
+    handle = wsgi_server.serve(echo, '127.0.0.1', 0)
+    sock = socket.create_connection(('127.0.0.1', handle.port))
+    sock.settimeout(5)
+    sock.sendall(b'GET /x HTTP/1.1\r\nHost: t\r\n\r\n')
+    first = b''
+    while not first.endswith(b'}'):
+        first += sock.recv(65536)
+    assert first.startswith(b'HTTP/1.1 200')
+    handle.stop()
+    try:
+        sock.sendall(b'GET /x HTTP/1.1\r\nHost: t\r\n\r\n')
+        answer = sock.recv(65536)
+    except OSError:
+        answer = b''
+    finally:
+        sock.close()
+    assert answer == b''
+    deadline = time.monotonic() + 5
+    while handle.connections() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert handle.connections() == 0
