@@ -163,7 +163,9 @@ class _QuietHandler(simple_server.WSGIRequestHandler):
         except OSError:
             self.close_connection = True
             return
-        if not self.raw_requestline:
+        if not self.raw_requestline or self.server.stopping:
+            # A request read after stop() began is not answered: the
+            # client sees the connection close, as from a stopped server.
             self.close_connection = True
             return
         if len(self.raw_requestline) > 65536:
@@ -206,6 +208,7 @@ class _ThreadingServer(socketserver.ThreadingMixIn, simple_server.WSGIServer):
     request_queue_size = 128
 
     def __init__(self, *args, **kwargs):
+        self.stopping = False
         self._open = set()
         self._open_lock = threading.Lock()
         super().__init__(*args, **kwargs)
@@ -229,8 +232,10 @@ class _ThreadingServer(socketserver.ThreadingMixIn, simple_server.WSGIServer):
 
         Shutting the read side ends a handler waiting for a kept-alive
         client's next request at once, while one still answering writes
-        its response first.
+        its response first.  Linux still delivers bytes that arrive after
+        the shutdown, hence the flag the handler checks too.
         """
+        self.stopping = True
         for sock in self.open_connections():
             try:
                 sock.shutdown(socket.SHUT_RD)

@@ -13,7 +13,6 @@ its report.
 """
 
 import os
-import pathlib
 import sys
 
 import pytest
@@ -27,8 +26,6 @@ if _ROOT not in sys.path:
 
 from tests.functional import fixtures  # noqa: E402
 
-_HERE = pathlib.Path(__file__).parent
-
 
 @pytest.fixture(scope='session')
 def _session_cloud():
@@ -36,12 +33,20 @@ def _session_cloud():
     fixtures.stop_cloud()
 
 
+def _module_uses_cloud(session, module):
+    return any('_session_cloud' in item.fixturenames
+               for item in session.items if item.module is module)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
-    # The cloud's services read the process-wide CONF: left running, their
-    # periodic tasks would reach the databases that later (unit) tests
-    # point CONF at.  So the cloud ends with the last functional test.
-    if nextitem is None or _HERE not in nextitem.path.parents:
+    # The cloud's services read the process-wide CONF: left running beside
+    # a module that points CONF elsewhere (its own peers, or a unit test's
+    # databases), their periodic tasks would reach those.  So the cloud
+    # stops before a module that does not use it.
+    if nextitem is None or (
+            nextitem.module is not item.module and
+            not _module_uses_cloud(item.session, nextitem.module)):
         fixtures.stop_cloud()
 
 

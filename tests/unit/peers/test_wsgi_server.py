@@ -101,20 +101,45 @@ def test_kept_alive_responses_are_not_held_back(server):
     assert sorted(times)[5] < 0.02, times
 
 
-def test_stop_ends_kept_alive_connections():
+class _LingeringBody:
+    """A response body whose close() takes a while: the handler has sent
+    the whole response but not yet gone back to read the next request."""
+
+    def __init__(self, linger):
+        self._linger = linger
+
+    def __iter__(self):
+        yield b'{}'
+
+    def close(self):
+        time.sleep(self._linger)
+
+
+def _lingering_app(environ, start_response):
+    start_response('200 OK', [('Content-Type', 'application/json'),
+                              ('Content-Length', '2')])
+    return _LingeringBody(float(environ['PATH_INFO'].strip('/') or 0))
+
+
+@pytest.mark.parametrize('linger', [0, 0.3])
+def test_stop_ends_kept_alive_connections(linger):
     # A stopped service must not go on answering on a connection a client
-    # kept alive, nor keep a thread waiting on it.
-    handle = wsgi_server.serve(echo, '127.0.0.1', 0)
+    # kept alive, nor keep a thread waiting on it, whether the handler was
+    # already waiting for the next request or still finishing the last.
+    handle = wsgi_server.serve(_lingering_app, '127.0.0.1', 0)
     sock = socket.create_connection(('127.0.0.1', handle.port))
     sock.settimeout(5)
-    sock.sendall(b'GET /x HTTP/1.1\r\nHost: t\r\n\r\n')
+    sock.sendall(b"GET /%s HTTP/1.1\r\nHost: t\r\n\r\n"
+                 % str(linger).encode())
     first = b''
-    while not first.endswith(b'}'):
+    while not first.endswith(b'{}'):
         first += sock.recv(65536)
     assert first.startswith(b'HTTP/1.1 200')
+    if not linger:
+        time.sleep(0.1)  # the handler is back waiting on the socket
     handle.stop()
     try:
-        sock.sendall(b'GET /x HTTP/1.1\r\nHost: t\r\n\r\n')
+        sock.sendall(b'GET /0 HTTP/1.1\r\nHost: t\r\n\r\n')
         answer = sock.recv(65536)
     except OSError:
         answer = b''
