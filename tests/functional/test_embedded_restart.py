@@ -7,7 +7,6 @@ from tests.functional import fixtures
 
 
 def test_restart_keeps_servers_flavors_images_and_networks():
-    fixtures.stop_cloud()  # one cloud per process at a time
     state_dir = tempfile.mkdtemp(prefix='nc_func_restart_')
     first = second = None
     try:
