@@ -50,15 +50,7 @@ NETWORK_FAILURE = 'Failed to allocate the network(s), not rescheduling.'
 BUILD_EVENT = 'compute__do_build_and_run_instance'
 
 
-class _UnlimitedSemaphore:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-class InFlight:
+class _InFlight:
     """Counts builds running on this host, so a stop can wait for them."""
 
     def __init__(self):
@@ -82,7 +74,7 @@ class InFlight:
 def _build_semaphore():
     if CONF.max_concurrent_builds:
         return threading.BoundedSemaphore(CONF.max_concurrent_builds)
-    return _UnlimitedSemaphore()
+    return contextlib.nullcontext()
 
 
 class Builds:
@@ -95,7 +87,7 @@ class Builds:
     def __init__(self, collab):
         self._collab = collab
         self._semaphore = _build_semaphore()
-        self._in_flight = InFlight()
+        self._in_flight = _InFlight()
 
     @property
     def count(self):
