@@ -7,6 +7,10 @@ into the manager.
 
 from oslo_concurrency import lockutils
 
+from nova_clone.conductor import api as conductor_api
+from nova_clone.network import neutron
+from nova_clone.volume import cinder
+
 
 class Collaborators:
     """The hypervisor driver, the resource tracker, the event registry and
@@ -29,7 +33,6 @@ class Collaborators:
     @property
     def network_api(self):
         if self._network_api is None:
-            from nova_clone.network import neutron
             self._network_api = neutron.API()
         return self._network_api
 
@@ -40,7 +43,6 @@ class Collaborators:
     @property
     def volume_api(self):
         if self._volume_api is None:
-            from nova_clone.volume import cinder
             self._volume_api = cinder.API()
         return self._volume_api
 
@@ -59,7 +61,6 @@ class Collaborators:
     @property
     def compute_task_api(self):
         if self._compute_task_api is None:
-            from nova_clone.conductor import api as conductor_api
             self._compute_task_api = conductor_api.ComputeTaskAPI()
         return self._compute_task_api
 
