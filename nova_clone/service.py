@@ -13,7 +13,6 @@ cleanup -- with that object indirection API, whatever the process-wide one
 is; the other services of the same process keep theirs.
 """
 
-import contextvars
 import functools
 import inspect
 import random
@@ -30,6 +29,7 @@ from nova_clone import exception
 from nova_clone import rpc
 from nova_clone import servicegroup
 from nova_clone import stop_signal
+from nova_clone import threads
 
 LOG = logging.getLogger(__name__)
 
@@ -227,12 +227,8 @@ class Service:
         self._heartbeat = self.servicegroup_api.join(
             self.host, self.topic, self)
         if self.periodic_enable:
-            # A new thread starts with an empty context: give it ours.
-            self._periodic_thread = threading.Thread(
-                target=contextvars.copy_context().run,
-                args=(self._run_periodic_tasks,),
-                name='periodic-%s' % self.binary, daemon=True)
-            self._periodic_thread.start()
+            self._periodic_thread = threads.spawn(
+                self._run_periodic_tasks, name='periodic-%s' % self.binary)
 
     def _create_service_ref(self, ctxt):
         from nova_clone import objects
@@ -332,8 +328,7 @@ def _stop_server(server, timeout):
     except Exception:
         LOG.exception('Failed to stop RPC server')
         return
-    waiter = threading.Thread(target=server.wait, daemon=True)
-    waiter.start()
+    waiter = threads.spawn(server.wait)
     waiter.join(timeout)
     if waiter.is_alive():
         LOG.warning('In-flight RPC work did not finish within %s seconds; '

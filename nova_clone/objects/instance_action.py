@@ -2,12 +2,11 @@
 
 An action (``create``, ``delete``, ``resize``...) is recorded once per
 request; services add events (``compute_terminate_instance``...) to it with
-a result, a traceback and the host that ran them.  ``EventReporter`` and
-``wrap_instance_event`` record an event around a block or a method.
+a result, a traceback and the host that ran them (around a block or a
+method: nova_clone.compute.utils.EventReporter and wrap_instance_event).
 """
 
 import functools
-import inspect
 import traceback
 
 from oslo_log import log as logging
@@ -505,82 +504,3 @@ class InstanceActionEventList(base.ObjectListBase, base.NovaObject):
         rows = _events_get(context, action_id)
         return base.obj_make_list(context, cls(context), InstanceActionEvent,
                                   rows)
-
-
-# -- recording helpers ------------------------------------------------------
-
-class EventReporter:
-    """Record ``event_name`` on each instance's current action.
-
-    ``with EventReporter(ctx, 'compute_foo', host, instance_uuid): ...``
-    starts the event on entry and finishes it with Success, or Error with
-    the exception's message and traceback, on exit.  Recording problems
-    are logged, never raised, so they cannot break the work itself.
-    """
-
-    def __init__(self, context, event_name, host, *instance_uuids,
-                 graceful_exit=True):
-        self.context = context
-        self.event_name = event_name
-        self.host = host
-        self.instance_uuids = instance_uuids
-        self.graceful_exit = graceful_exit
-
-    def __enter__(self):
-        for uuid in self.instance_uuids:
-            try:
-                InstanceActionEvent.event_start(
-                    self.context, uuid, self.event_name, want_result=False,
-                    host=self.host)
-            except exception.InstanceActionNotFound:
-                LOG.debug('No action to record event %s of instance %s',
-                          self.event_name, uuid)
-        return self
-
-    def __exit__(self, exc_type, exc_val, exc_tb):
-        for uuid in self.instance_uuids:
-            try:
-                InstanceActionEvent.event_finish_with_failure(
-                    self.context, uuid, self.event_name, exc_val=exc_val,
-                    exc_tb=exc_tb, want_result=False)
-            except exception.NovaException as exc:
-                if not self.graceful_exit:
-                    raise
-                LOG.debug('Could not finish event %s of instance %s: %s',
-                          self.event_name, uuid, exc)
-        return False
-
-
-def _instance_uuid_of(function, args, kwargs):
-    try:
-        bound = inspect.signature(function).bind(*args, **kwargs)
-    except TypeError:
-        return None
-    instance = bound.arguments.get('instance')
-    if instance is None:
-        return bound.arguments.get('instance_uuid')
-    return instance['uuid'] if not hasattr(instance, 'uuid') \
-        else instance.uuid
-
-
-def wrap_instance_event(prefix):
-    """Decorate a manager method so it records ``<prefix>_<name>``.
-
-    The method must take ``context`` and ``instance`` (or
-    ``instance_uuid``); the event goes on the instance's current action,
-    with the manager's host.
-    """
-    def decorator(function):
-        @functools.wraps(function)
-        def wrapped(self, context, *args, **kwargs):
-            uuid = _instance_uuid_of(function, (self, context) + args,
-                                     kwargs)
-            if uuid is None:
-                return function(self, context, *args, **kwargs)
-            event_name = '%s_%s' % (prefix, function.__name__)
-            host = getattr(self, 'host', None)
-            with EventReporter(context, event_name, host, uuid):
-                return function(self, context, *args, **kwargs)
-        return wrapped
-    return decorator
-

@@ -6,13 +6,13 @@ heartbeat is within ``service_down_time`` and an operator has not forced it
 down.
 """
 
-import contextvars
 import threading
 
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_clone.conf import CONF
+from nova_clone import threads
 
 LOG = logging.getLogger(__name__)
 
@@ -91,11 +91,8 @@ class Heartbeat:
     def start(self):
         # The beat runs in the starter's context (a service's own object
         # indirection in the embedded mode follows it).
-        context = contextvars.copy_context()
-        self._thread = threading.Thread(
-            target=context.run, args=(self._run,),
-            name='heartbeat-%s' % self.service.binary, daemon=True)
-        self._thread.start()
+        self._thread = threads.spawn(
+            self._run, name='heartbeat-%s' % self.service.binary)
 
     def _run(self):
         while not self._stop.wait(self.interval):

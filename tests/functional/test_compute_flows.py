@@ -10,7 +10,7 @@ list`` would tell an operator).
 import os
 import time
 
-from nova_clone.compute import resource_tracker
+from nova_clone.compute.host import resource_tracker
 from nova_clone.scheduler import host_manager
 from nova_clone.virt import fake
 

@@ -79,10 +79,11 @@ class Compute:
         self.network = fakes.FakeNetworkAPI()
         self.volumes = fakes.FakeVolumeAPI()
         self.conductor = fakes.FakeComputeTaskAPI()
-        self.manager.reportclient = self.reportclient
-        self.manager.network_api = self.network
-        self.manager.volume_api = self.volumes
-        self.manager.compute_task_api = self.conductor
+        collab = self.manager.collaborators
+        collab.reportclient = self.reportclient
+        collab.network_api = self.network
+        collab.volume_api = self.volumes
+        collab.compute_task_api = self.conductor
         self.manager.init_host()
         self.downloads = []
         self.manager.driver.image_cache = imagecache.ImageCache(

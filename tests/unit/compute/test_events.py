@@ -2,18 +2,20 @@
 
 import threading
 import time
+import types
 
 import pytest
 
-from nova_clone.compute import events
+from nova_clone.compute.host import events
 from nova_clone import exception
 from tests.unit.compute import fakes
 
 
-class _Compute:
-    def __init__(self):
-        self.instance_events = events.InstanceEvents()
-        self.network_api = fakes.FakeNetworkAPI()
+def _collaborators():
+    """The collaborators the event code uses."""
+    return types.SimpleNamespace(instance_events=events.InstanceEvents(),
+                                 network_api=fakes.FakeNetworkAPI(),
+                                 driver=None)
 
 
 def _event(inst, name='network-vif-plugged', tag='p1', status='completed'):
@@ -21,15 +23,19 @@ def _event(inst, name='network-vif-plugged', tag='p1', status='completed'):
             'status': status}
 
 
-class _Receiver(events.ExternalEventsMixin):
+class _Receiver:
+    """external_instance_event as the manager calls it."""
+
     def __init__(self, compute):
-        self.instance_events = compute.instance_events
-        self.network_api = compute.network_api
+        self.collab = compute
+
+    def external_instance_event(self, context, instances, evts):
+        events.external_instance_event(self.collab, context, instances, evts)
 
 
 def test_event_sent_during_the_body_is_received():
-    compute = _Compute()
-    virtapi = events.ComputeVirtAPI(compute)
+    compute = _collaborators()
+    virtapi = events.ComputeVirtAPI(compute.instance_events)
     inst = fakes.FakeInstance()
     receiver = _Receiver(compute)
     with virtapi.wait_for_instance_event(
@@ -39,7 +45,7 @@ def test_event_sent_during_the_body_is_received():
 
 
 def test_missing_event_times_out_naming_it():
-    virtapi = events.ComputeVirtAPI(_Compute())
+    virtapi = events.ComputeVirtAPI(events.InstanceEvents())
     inst = fakes.FakeInstance()
     start = time.monotonic()
     with pytest.raises(events.EventWaitTimeout) as err:
@@ -51,8 +57,8 @@ def test_missing_event_times_out_naming_it():
 
 
 def test_failed_event_calls_the_error_callback():
-    compute = _Compute()
-    virtapi = events.ComputeVirtAPI(compute)
+    compute = _collaborators()
+    virtapi = events.ComputeVirtAPI(compute.instance_events)
     inst = fakes.FakeInstance()
     seen = []
     with virtapi.wait_for_instance_event(
@@ -64,8 +70,8 @@ def test_failed_event_calls_the_error_callback():
 
 
 def test_early_event_is_kept_only_for_an_expected_instance():
-    compute = _Compute()
-    virtapi = events.ComputeVirtAPI(compute)
+    compute = _collaborators()
+    virtapi = events.ComputeVirtAPI(compute.instance_events)
     receiver = _Receiver(compute)
     expected, other = fakes.FakeInstance(), fakes.FakeInstance()
     compute.instance_events.expect_events_for(expected.uuid)
@@ -81,8 +87,8 @@ def test_early_event_is_kept_only_for_an_expected_instance():
 
 
 def test_cancelled_wait_reports_a_deleting_instance():
-    compute = _Compute()
-    virtapi = events.ComputeVirtAPI(compute)
+    compute = _collaborators()
+    virtapi = events.ComputeVirtAPI(compute.instance_events)
     inst = fakes.FakeInstance()
     with pytest.raises(exception.UnexpectedDeletingTaskStateError):
         with virtapi.wait_for_instance_event(
@@ -93,7 +99,7 @@ def test_cancelled_wait_reports_a_deleting_instance():
 
 
 def test_network_changed_refreshes_the_cache_and_bad_events_are_skipped():
-    compute = _Compute()
+    compute = _collaborators()
     inst = fakes.FakeInstance()
     receiver = _Receiver(compute)
     receiver.external_instance_event(None, [inst], [
@@ -103,12 +109,12 @@ def test_network_changed_refreshes_the_cache_and_bad_events_are_skipped():
 
 
 def test_vif_deleted_drops_the_port_from_the_info_cache():
-    compute = _Compute()
+    compute = _collaborators()
     inst = fakes.FakeInstance()
     inst.info_cache.network_info = [{'id': 'p1'}, {'id': 'p2'}]
     receiver = _Receiver(compute)
     detached = []
-    receiver.driver = type('D', (), {
+    compute.driver = type('D', (), {
         'detach_interface': lambda s, c, i, vif: detached.append(vif['id'])
     })()
     receiver.external_instance_event(
@@ -127,8 +133,8 @@ def test_only_inactive_ports_are_waited_for(conf):
 
 
 def test_event_in_the_api_body_form_is_delivered():
-    compute = _Compute()
-    virtapi = events.ComputeVirtAPI(compute)
+    compute = _collaborators()
+    virtapi = events.ComputeVirtAPI(compute.instance_events)
     inst = fakes.FakeInstance()
     compute.instance_events.expect_events_for(inst.uuid)
     _Receiver(compute).external_instance_event(None, [inst], [
@@ -142,7 +148,7 @@ def test_event_in_the_api_body_form_is_delivered():
 def test_vif_deleted_for_a_vanished_instance_is_logged_not_raised(caplog):
     """Neutron deletes the port of a server being deleted after its row
     is gone: the event is noted at INFO, without a traceback."""
-    compute = _Compute()
+    compute = _collaborators()
     inst = fakes.FakeInstance()
     inst.info_cache.network_info = [{'id': 'p1'}]
 
@@ -150,9 +156,9 @@ def test_vif_deleted_for_a_vanished_instance_is_logged_not_raised(caplog):
         raise exception.InstanceNotFound(instance_id=inst.uuid)
     inst.info_cache.save = gone
     receiver = _Receiver(compute)
-    receiver.driver = type('D', (), {
+    compute.driver = type('D', (), {
         'detach_interface': lambda s, c, i, vif: None})()
-    with caplog.at_level('INFO', logger='nova_clone.compute.events'):
+    with caplog.at_level('INFO', logger='nova_clone.compute.host.events'):
         receiver.external_instance_event(
             None, [inst],
             [_event(inst, name='network-vif-deleted', tag='p1')])

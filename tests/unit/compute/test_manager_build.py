@@ -5,7 +5,7 @@ import time
 import pytest
 
 from nova_clone.compute import power_state
-from nova_clone.compute import resource_tracker
+from nova_clone.compute.host import resource_tracker
 from tests.unit.compute import fakes
 
 

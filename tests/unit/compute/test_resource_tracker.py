@@ -5,7 +5,7 @@ import time
 import os_traits
 import pytest
 
-from nova_clone.compute import resource_tracker
+from nova_clone.compute.host import resource_tracker
 from nova_clone.virt import driver as virt_driver
 from tests.unit.compute import fakes
 

@@ -5,9 +5,9 @@ import sys
 import pytest
 from oslo_utils import uuidutils
 
+from nova_clone.compute import utils as compute_utils
 from nova_clone import exception
 from nova_clone import objects
-from nova_clone.objects import instance_action
 from tests.unit.objects import cell_db
 
 
@@ -315,7 +315,7 @@ def test_action_list_paging(ctx):
 class _Manager:
     host = 'cmp-wrapped'
 
-    @instance_action.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_event(prefix='compute')
     def terminate_instance(self, context, instance, bdms=None):
         if instance.display_name == 'fail':
             raise ValueError('nope')

@@ -15,6 +15,7 @@ import time
 
 from oslo_log import log as logging
 
+from nova_clone.compute.host import network_info
 from nova_clone.conf import CONF
 from nova_clone import exception
 
@@ -24,6 +25,9 @@ VIF_PLUGGED = 'network-vif-plugged'
 VIF_UNPLUGGED = 'network-vif-unplugged'
 VIF_DELETED = 'network-vif-deleted'
 NETWORK_CHANGED = 'network-changed'
+
+# Status given to waiters woken because their instance is being deleted.
+CANCELLED = 'cancelled'
 
 
 class EventWaitTimeout(Exception):
@@ -124,14 +128,10 @@ class InstanceEvents:
 
 
 class ComputeVirtAPI:
-    """What a virt driver may ask of the compute manager."""
+    """What a virt driver may ask of its compute host."""
 
-    def __init__(self, compute):
-        self._compute = compute
-
-    @property
-    def instance_events(self):
-        return self._compute.instance_events
+    def __init__(self, instance_events):
+        self.instance_events = instance_events
 
     @contextlib.contextmanager
     def wait_for_instance_event(self, instance, event_names, deadline=300,
@@ -169,137 +169,96 @@ class ComputeVirtAPI:
             self.instance_events.discard(instance.uuid, list(waiters))
 
 
-def vif_events_to_wait_for(network_info):
+def vif_events_to_wait_for(vifs):
     """network-vif-plugged for every port Neutron has not yet activated."""
     if not CONF.vif_plugging_timeout:
         return []
-    return [(VIF_PLUGGED, vif['id']) for vif in network_info or []
+    return [(VIF_PLUGGED, vif['id']) for vif in vifs or []
             if vif.get('active') is not True]
 
 
-class ExternalEventsMixin:
-    """external_instance_event of the compute manager."""
+def cancel_waiters(instance_events, instance):
+    """Wake every waiter of ``instance`` as cancelled (a delete began)."""
+    waiters = instance_events.clear_events_for_instance(instance.uuid)
+    for waiter in waiters.values():
+        waiter.send({'name': waiter.name, 'tag': waiter.tag,
+                     'status': CANCELLED})
 
-    def external_instance_event(self, context, instances, events):
-        by_uuid = {inst.uuid: inst for inst in instances}
-        for event in events:
-            # An InstanceExternalEvent, or the API body's dict form.
-            uuid = _get(event, 'instance_uuid') or _get(event, 'server_uuid')
-            instance = by_uuid.get(uuid)
-            name = _get(event, 'name')
-            tag = _get(event, 'tag')
-            if instance is None:
-                LOG.warning('Event %s for unknown instance %s ignored',
-                            event_key(name, tag), uuid)
-                continue
-            LOG.info('Received event %s for instance %s',
-                     event_key(name, tag), uuid)
-            try:
-                self._handle_external_event(context, instance, event, name,
-                                            tag)
-            except exception.NotFound as exc:
-                # Usual for network-vif-deleted while the server is being
-                # deleted: the port goes after the row.
-                LOG.info('Event %s for instance %s not processed: %s',
-                         event_key(name, tag), uuid, exc)
-            except Exception:
-                # One bad event must not stop the others of the batch.
-                LOG.exception('Failed to process event %s for instance %s',
-                              event_key(name, tag), uuid)
 
-    def _handle_external_event(self, context, instance, event, name, tag):
-        if name == NETWORK_CHANGED:
-            self._refresh_network_info(context, instance, tag)
-            self._deliver(instance, event, name, tag)
-        elif name == VIF_DELETED:
-            self._process_vif_deleted(context, instance, tag)
-        else:
-            # network-vif-plugged/-unplugged, volume and power events:
-            # delivered to whoever waits for them.
-            self._deliver(instance, event, name, tag)
+def external_instance_event(collab, context, instances, events):
+    """Hand each event from nova-api to its waiter, or act on it.
 
-    def _deliver(self, instance, event, name, tag):
-        waiter = self.instance_events.pop_instance_event(instance.uuid, event)
-        if waiter is not None:
-            waiter.send(event)
-        else:
-            LOG.debug('No waiter for event %s of instance %s',
-                      event_key(name, tag), instance.uuid)
-
-    def _refresh_network_info(self, context, instance, port_id):
+    Boot arrow "API->>CMP: AMQP cast external_instance_event": the
+    network-vif-plugged a spawn waits for arrives here.
+    """
+    by_uuid = {inst.uuid: inst for inst in instances}
+    for event in events:
+        # An InstanceExternalEvent, or the API body's dict form.
+        uuid = _get(event, 'instance_uuid') or _get(event, 'server_uuid')
+        instance = by_uuid.get(uuid)
+        name = _get(event, 'name')
+        tag = _get(event, 'tag')
+        if instance is None:
+            LOG.warning('Event %s for unknown instance %s ignored',
+                        event_key(name, tag), uuid)
+            continue
+        LOG.info('Received event %s for instance %s',
+                 event_key(name, tag), uuid)
         try:
-            self.network_api.get_instance_nw_info(context, instance,
-                                                  refresh_vif_id=port_id)
-        except TypeError:
-            self.network_api.get_instance_nw_info(context, instance)
-        except exception.InstanceNotFound:
-            LOG.info('Instance %s gone while refreshing its network info',
-                     instance.uuid)
-
-    def _process_vif_deleted(self, context, instance, port_id):
-        network_info = _cached_network_info(instance)
-        remaining = [vif for vif in network_info if vif['id'] != port_id]
-        if len(remaining) == len(network_info):
-            return
-        gone = [vif for vif in network_info if vif['id'] == port_id]
-        try:
-            self.driver.detach_interface(context, instance, gone[0])
-        except NotImplementedError:
-            pass
-        except exception.NovaException as exc:
-            LOG.warning('Detach of deleted port %s from %s failed: %s',
-                        port_id, instance.uuid, exc)
-        _save_network_info(instance, remaining)
+            _handle_external_event(collab, context, instance, event, name,
+                                   tag)
+        except exception.NotFound as exc:
+            # Usual for network-vif-deleted while the server is being
+            # deleted: the port goes after the row.
+            LOG.info('Event %s for instance %s not processed: %s',
+                     event_key(name, tag), uuid, exc)
+        except Exception:
+            # One bad event must not stop the others of the batch.
+            LOG.exception('Failed to process event %s for instance %s',
+                          event_key(name, tag), uuid)
 
 
-def _cached_network_info(instance):
-    info_cache = getattr(instance, 'info_cache', None)
-    network_info = getattr(info_cache, 'network_info', None) if info_cache \
-        else None
-    if network_info is None:
-        return []
-    if isinstance(network_info, str):
-        from oslo_serialization import jsonutils
-        return jsonutils.loads(network_info)
-    return list(network_info)
+def _handle_external_event(collab, context, instance, event, name, tag):
+    if name == NETWORK_CHANGED:
+        _refresh_network_info(collab.network_api, context, instance, tag)
+        _deliver(collab.instance_events, instance, event, name, tag)
+    elif name == VIF_DELETED:
+        _process_vif_deleted(collab.driver, context, instance, tag)
+    else:
+        # network-vif-plugged/-unplugged, volume and power events:
+        # delivered to whoever waits for them.
+        _deliver(collab.instance_events, instance, event, name, tag)
 
 
-def set_network_info(instance, network_info):
-    """Put ``network_info`` in the instance's info cache, unsaved: the
-    instance's next save() stores it."""
-    info_cache = getattr(instance, 'info_cache', None)
-    if info_cache is not None:
-        info_cache.network_info = _as_model(network_info)
+def _deliver(instance_events, instance, event, name, tag):
+    waiter = instance_events.pop_instance_event(instance.uuid, event)
+    if waiter is not None:
+        waiter.send(event)
+    else:
+        LOG.debug('No waiter for event %s of instance %s',
+                  event_key(name, tag), instance.uuid)
 
 
-def _save_network_info(instance, network_info):
-    info_cache = getattr(instance, 'info_cache', None)
-    if info_cache is None:
-        return
-    # The Neutron client usually saved it already: skip a needless write.
-    if [dict(v) for v in _cached_network_info(instance)] == \
-            [dict(v) for v in network_info or []]:
-        return
+def _refresh_network_info(network_api, context, instance, port_id):
     try:
-        info_cache.network_info = _as_model(network_info)
-        info_cache.save()
-    except exception.NotFound:
-        # The instance is gone: the caller decides what that means.
-        raise
-    except Exception:
-        LOG.warning('Could not save the network info cache of %s',
-                    instance.uuid, exc_info=True)
+        network_api.get_instance_nw_info(context, instance,
+                                         refresh_vif_id=port_id)
+    except exception.InstanceNotFound:
+        LOG.info('Instance %s gone while refreshing its network info',
+                 instance.uuid)
 
 
-def _as_model(network_info):
+def _process_vif_deleted(driver, context, instance, port_id):
+    cached = network_info.cached(instance)
+    remaining = [vif for vif in cached if vif['id'] != port_id]
+    if len(remaining) == len(cached):
+        return
+    gone = [vif for vif in cached if vif['id'] == port_id]
     try:
-        from nova_clone.network import model
-    except ImportError:
-        return network_info
-    hydrate = getattr(getattr(model, 'NetworkInfo', None), 'hydrate', None)
-    return hydrate(network_info) if hydrate else network_info
-
-
-
-# Status given to waiters woken because their instance is being deleted.
-CANCELLED = 'cancelled'
+        driver.detach_interface(context, instance, gone[0])
+    except NotImplementedError:
+        pass
+    except exception.NovaException as exc:
+        LOG.warning('Detach of deleted port %s from %s failed: %s',
+                    port_id, instance.uuid, exc)
+    network_info.save(instance, remaining)

@@ -23,7 +23,6 @@ interval.
 """
 
 import collections
-import contextvars
 import threading
 import time
 
@@ -32,12 +31,13 @@ import os_traits
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
-from nova_clone.compute import claims
 from nova_clone.compute import task_states
 from nova_clone.compute import utils as compute_utils
 from nova_clone.compute import vm_states
+from nova_clone.compute.host import claims
 from nova_clone.conf import CONF
 from nova_clone import exception
+from nova_clone import threads
 from nova_clone.virt import driver as virt_driver
 
 LOG = logging.getLogger(__name__)
@@ -119,6 +119,10 @@ class ResourceTracker:
             from nova_clone.placement import client
             self._reportclient = client.SchedulerReportClient()
         return self._reportclient
+
+    @reportclient.setter
+    def reportclient(self, value):
+        self._reportclient = value
 
     # -- claims ------------------------------------------------------------
 
@@ -430,10 +434,8 @@ class _NodeSaver:
             if self._thread is None:
                 # Saves go where the service's objects go (the conductor
                 # in nova-compute): the thread runs in the caller's context.
-                self._thread = threading.Thread(
-                    target=contextvars.copy_context().run, args=(self._run,),
-                    daemon=True, name='compute-node-saver')
-                self._thread.start()
+                self._thread = threads.spawn(self._run,
+                                             name='compute-node-saver')
             self._cond.notify()
 
     def flush(self):

@@ -1,0 +1,74 @@
+"""The collaborators of one compute host's flows.
+
+The ComputeManager builds one Collaborators when it starts and passes it
+to every flow, so a flow names what it works with instead of reaching
+into the manager.
+"""
+
+from oslo_concurrency import lockutils
+
+from nova_clone.conductor import api as conductor_api
+from nova_clone.network import neutron
+from nova_clone.volume import cinder
+
+
+class Collaborators:
+    """The hypervisor driver, the resource tracker, the event registry and
+    the clients of the services a compute talks to.
+
+    The clients of other services are created on first use (a test puts
+    its fakes in first); Placement's client is the resource tracker's.
+    """
+
+    def __init__(self, host, driver, rt, instance_events, virtapi):
+        self.host = host
+        self.driver = driver
+        self.rt = rt
+        self.instance_events = instance_events
+        self.virtapi = virtapi
+        self._network_api = None
+        self._volume_api = None
+        self._compute_task_api = None
+
+    @property
+    def network_api(self):
+        if self._network_api is None:
+            self._network_api = neutron.API()
+        return self._network_api
+
+    @network_api.setter
+    def network_api(self, value):
+        self._network_api = value
+
+    @property
+    def volume_api(self):
+        if self._volume_api is None:
+            self._volume_api = cinder.API()
+        return self._volume_api
+
+    @volume_api.setter
+    def volume_api(self, value):
+        self._volume_api = value
+
+    @property
+    def reportclient(self):
+        return self.rt.reportclient
+
+    @reportclient.setter
+    def reportclient(self, value):
+        self.rt.reportclient = value
+
+    @property
+    def compute_task_api(self):
+        if self._compute_task_api is None:
+            self._compute_task_api = conductor_api.ComputeTaskAPI()
+        return self._compute_task_api
+
+    @compute_task_api.setter
+    def compute_task_api(self, value):
+        self._compute_task_api = value
+
+
+def instance_lock(instance_uuid):
+    """The lock that serializes a build and a delete of one instance."""
+    return lockutils.lock('instance-%s' % instance_uuid)

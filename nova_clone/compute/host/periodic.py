@@ -1,0 +1,100 @@
+"""The periodic checks of this host's guests against the database.
+
+Power states follow the hypervisor; a guest still running for an instance
+deleted in the database is logged, powered off or reaped.
+"""
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from nova_clone.compute.host import block_devices
+from nova_clone.compute.host import teardown
+from nova_clone.compute import power_state
+from nova_clone.compute import utils as compute_utils
+from nova_clone.compute import vm_states
+from nova_clone.conf import CONF
+from nova_clone import exception
+
+LOG = logging.getLogger(__name__)
+
+
+def sync_power_states(collab, context):
+    """Record the hypervisor's power state of each guest here."""
+    instances = compute_utils._objects().InstanceList.get_by_host(
+        context, collab.host, expected_attrs=[])
+    for instance in instances:
+        try:
+            sync_instance_power_state(collab.driver, instance)
+        except Exception:
+            LOG.exception('Power state sync of %s failed', instance.uuid)
+
+
+def sync_instance_power_state(driver, instance):
+    if instance.task_state is not None:
+        # Some operation owns the instance; it sets the state itself.
+        return
+    try:
+        vm_power = driver.get_info(instance).state
+    except exception.InstanceNotFound:
+        vm_power = power_state.NOSTATE
+    changed = instance.power_state != vm_power
+    if changed:
+        instance.power_state = vm_power
+    if instance.vm_state == vm_states.ACTIVE and \
+            vm_power == power_state.NOSTATE:
+        # Gone from the hypervisor behind our back: recorded, left to the
+        # operator (as Nova does).
+        LOG.warning('Guest of ACTIVE instance %s not found on the '
+                    'hypervisor', instance.uuid)
+    elif (instance.vm_state == vm_states.ACTIVE and
+            vm_power in (power_state.SHUTDOWN, power_state.CRASHED)):
+        LOG.warning('Instance %s is ACTIVE but its guest is %s; recording '
+                    'it as stopped', instance.uuid,
+                    power_state.name(vm_power))
+        instance.vm_state = vm_states.STOPPED
+        changed = True
+    if changed:
+        instance.save()
+
+
+def cleanup_running_deleted_instances(collab, context):
+    """Act on guests still running for instances deleted in the DB."""
+    action = CONF.running_deleted_instance_action
+    if action == 'noop':
+        return
+    ctxt = context.elevated(read_deleted='yes')
+    for instance in _running_deleted_instances(collab.driver, ctxt):
+        if action == 'log':
+            LOG.warning('Guest %s of deleted instance %s is still on the '
+                        'hypervisor', instance.name, instance.uuid)
+        elif action == 'shutdown':
+            LOG.info('Powering off the guest of deleted instance %s',
+                     instance.uuid)
+            try:
+                collab.driver.power_off(instance)
+            except Exception:
+                LOG.exception('Power off of %s failed', instance.uuid)
+        elif action == 'reap':
+            LOG.info('Destroying the guest of deleted instance %s',
+                     instance.uuid)
+            try:
+                bdms = block_devices.get_bdms(ctxt, instance)
+                teardown.shutdown_instance(collab, ctxt, instance, bdms)
+                teardown.release_volumes(collab.volume_api, ctxt, instance,
+                                         bdms, raise_exc=False)
+            except Exception:
+                LOG.exception('Reaping the guest of %s failed',
+                              instance.uuid)
+
+
+def _running_deleted_instances(driver, context):
+    uuids = driver.list_instance_uuids()
+    if not uuids:
+        return []
+    instances = compute_utils._objects().InstanceList.get_by_filters(
+        context, {'uuid': uuids, 'deleted': True, 'soft_deleted': False},
+        expected_attrs=['info_cache'])
+    timeout = CONF.running_deleted_instance_timeout
+    return [inst for inst in instances
+            if not inst.deleted_at or
+            timeutils.is_older_than(inst.deleted_at, timeout)]

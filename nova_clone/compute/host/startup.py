@@ -1,0 +1,45 @@
+"""Settling, at start-up, the instances a previous run left mid-flow."""
+
+from oslo_log import log as logging
+
+from nova_clone.compute.host import delete
+from nova_clone.compute.host import periodic
+from nova_clone.compute.host import teardown
+from nova_clone.compute import task_states
+from nova_clone.compute import utils as compute_utils
+from nova_clone.compute import vm_states
+
+LOG = logging.getLogger(__name__)
+
+
+def init_instances(collab, context):
+    """Finish or fail the work left on every instance of this host."""
+    try:
+        instances = compute_utils._objects().InstanceList.get_by_host(
+            context, collab.host, expected_attrs=['info_cache'])
+    except Exception:
+        LOG.exception('Could not list the instances of %s at start-up',
+                      collab.host)
+        return
+    for instance in instances:
+        try:
+            _init_instance(collab, context, instance)
+        except Exception:
+            LOG.exception('Failed to restore the state of instance %s',
+                          instance.uuid)
+
+
+def _init_instance(collab, context, instance):
+    if instance.vm_state in (vm_states.DELETED, vm_states.SOFT_DELETED):
+        return
+    if instance.task_state == task_states.DELETING:
+        LOG.info('Completing the interrupted delete of %s', instance.uuid)
+        delete.delete_instance(collab, context, instance, None)
+        return
+    if (instance.vm_state == vm_states.BUILDING or
+            instance.task_state in task_states.BUILD_STATES):
+        LOG.warning('Instance %s was building when this service stopped; '
+                    'setting it to ERROR', instance.uuid)
+        teardown.set_error_state(instance, clean_task_state=True)
+        return
+    periodic.sync_instance_power_state(collab.driver, instance)

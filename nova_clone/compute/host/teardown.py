@@ -1,0 +1,130 @@
+"""Taking an instance's resources off this host.
+
+One set of steps for every flow that undoes work here: a failed build,
+a delete, the reaping of a guest whose instance was deleted (and the
+coming resize revert and migration rollback).  Each step names what it
+releases; a flow picks the steps it needs.
+"""
+
+from oslo_log import log as logging
+
+from nova_clone.compute.host import block_devices
+from nova_clone.compute.host import network_info as network_cache
+from nova_clone.compute import vm_states
+from nova_clone import exception
+
+LOG = logging.getLogger(__name__)
+
+
+def shutdown_instance(collab, context, instance, bdms,
+                      requested_networks=None, deallocate_networks=True,
+                      network_info=None, save_network_cache=True):
+    """Destroy the guest, release its networks and volume connections.
+
+    Delete arrows "CMP->>CMP: driver.destroy", "CMP->>NEU: unbind / delete
+    ports" and the attachments of "CMP->>CIN: DELETE attachments".
+
+    ``deallocate_networks=False`` (a failed build): the ports stay for the
+    flow to release, and the BDMs forget their attachments so the next
+    attempt makes its own.  ``save_network_cache=False``: the caller's
+    next instance.save() stores the emptied network info cache.
+    """
+    if network_info is None:
+        network_info = network_cache.cached(instance)
+    block_device_info = block_devices.block_device_info_from_bdms(
+        instance, bdms)
+    LOG.info('Destroying guest of instance %s on %s', instance.uuid,
+             collab.host)
+    collab.driver.destroy(context, instance, network_info,
+                          block_device_info)
+    if deallocate_networks:
+        release_networks(collab.network_api, context, instance,
+                         requested_networks, raise_exc=True,
+                         save_cache=save_network_cache)
+    _release_attachments(collab.volume_api, context, instance, bdms,
+                         forget=not deallocate_networks)
+
+
+def release_networks(network_api, context, instance, requested_networks,
+                     raise_exc=False, save_cache=True):
+    """Unbind or delete the instance's ports; empty its network cache."""
+    try:
+        network_api.deallocate_for_instance(
+            context, instance, requested_networks=requested_networks,
+            save_cache=save_cache)
+    except Exception:
+        if raise_exc:
+            raise
+        LOG.exception('Failed to deallocate networks of %s', instance.uuid)
+    if save_cache:
+        network_cache.save(instance, [])
+    else:
+        network_cache.set_unsaved(instance, [])
+
+
+def release_volumes(volume_api, context, instance, bdms, raise_exc=True):
+    """Delete the volumes marked delete_on_termination."""
+    failure = None
+    for bdm in bdms or []:
+        if not (block_devices.is_volume_bdm(bdm) and bdm.volume_id and
+                bdm.delete_on_termination):
+            continue
+        try:
+            volume_api.delete(context, bdm.volume_id)
+            LOG.info('Deleted volume %s of instance %s', bdm.volume_id,
+                     instance.uuid)
+        except exception.NotFound:
+            pass
+        except Exception as exc:
+            LOG.warning('Failed to delete volume %s of %s: %s',
+                        bdm.volume_id, instance.uuid, exc)
+            failure = exc
+    if failure is not None and raise_exc:
+        raise failure
+
+
+def release_allocation(reportclient, context, instance):
+    """Remove the instance's Placement allocations; a failure is logged."""
+    try:
+        reportclient.delete_allocation_for_instance(
+            context, instance.uuid, force=True)
+    except Exception:
+        LOG.exception('Could not delete the allocations of %s',
+                      instance.uuid)
+
+
+def set_error_state(instance, clean_task_state=False):
+    """vm_state ERROR (and no task, if asked); a vanished row is fine."""
+    try:
+        instance.vm_state = vm_states.ERROR
+        if clean_task_state:
+            instance.task_state = None
+        instance.save()
+    except exception.InstanceNotFound:
+        LOG.debug('Instance %s gone while setting ERROR', instance.uuid)
+
+
+def _release_attachments(volume_api, context, instance, bdms, forget):
+    """Delete the Cinder attachment of every volume BDM.
+
+    ``forget``: the BDM also drops the attachment id (a failed build: the
+    next attempt makes its own attachment).
+    """
+    for bdm in bdms or []:
+        if not block_devices.is_volume_bdm(bdm) or not bdm.attachment_id:
+            continue
+        try:
+            volume_api.attachment_delete(context, bdm.attachment_id)
+        except exception.NotFound:
+            pass
+        except Exception:
+            LOG.exception('Could not delete attachment %s of volume %s',
+                          bdm.attachment_id, bdm.volume_id)
+            continue
+        if forget:
+            bdm.attachment_id = None
+            try:
+                bdm.save()
+            except Exception:
+                LOG.debug('Could not save BDM of %s', instance.uuid,
+                          exc_info=True)
