@@ -3,6 +3,12 @@
 One entry per path; the controller modules hold the behaviour.  Order
 matters only where a literal segment shadows a parameter
 (``/servers/detail`` before ``/servers/{server_id}``).
+
+``POST /servers/{server_id}/action`` is dispatched on the body's key to
+the action families of SERVER_ACTION_FAMILIES: one controller module per
+family (nova_clone/api/controllers/server_<family>.py, its methods marked
+``@resource.action('<key>')``, with its schemas in api/schemas/ and its
+policies in policies/), added here with one line.
 """
 
 from nova_clone.api.controllers import availability_zone
@@ -21,6 +27,10 @@ from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import services
+from nova_clone.api import resource
+
+# The controllers of POST /servers/{server_id}/action, one per family.
+SERVER_ACTION_FAMILIES = ()
 
 
 def _build():
@@ -41,6 +51,8 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
+    server_actions = resource.Actions(
+        *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
         ('/extensions', {'GET': ext.index}),
         ('/extensions/{id}', {'GET': ext.show}),
@@ -49,7 +61,7 @@ def _build():
         ('/flavors/detail', {'GET': flv.detail}),
         ('/flavors/{flavor_id}', {'GET': flv.show, 'PUT': flv.update,
                                   'DELETE': flv.delete}),
-        ('/flavors/{flavor_id}/action', {'POST': flv.action}),
+        ('/flavors/{flavor_id}/action', {'POST': resource.Actions(flv)}),
         ('/flavors/{flavor_id}/os-flavor-access', {'GET': flv_access.index}),
         ('/flavors/{flavor_id}/os-extra_specs', {'GET': specs.index,
                                                  'POST': specs.create}),
@@ -73,7 +85,7 @@ def _build():
         ('/servers/detail', {'GET': srv.detail}),
         ('/servers/{server_id}', {'GET': srv.show, 'PUT': srv.update,
                                   'DELETE': srv.delete}),
-        ('/servers/{server_id}/action', {'POST': srv.action}),
+        ('/servers/{server_id}/action', {'POST': server_actions}),
         ('/servers/{server_id}/metadata', {
             'GET': meta.index, 'POST': meta.create,
             'PUT': meta.update_all}),

@@ -1,5 +1,5 @@
 """/flavors: list, detail, show, create, update description, delete, and
-the addTenantAccess/removeTenantAccess actions."""
+the addTenantAccess/removeTenantAccess actions (dispatched by routes.py)."""
 
 from oslo_utils import strutils
 from oslo_utils import uuidutils
@@ -49,12 +49,6 @@ def _int_filter(req, name):
 
 
 class FlavorsController(object):
-
-    def __init__(self):
-        self.actions = resource.ActionRegistry()
-        self.actions.register('addTenantAccess', self._add_tenant_access)
-        self.actions.register('removeTenantAccess',
-                              self._remove_tenant_access)
 
     def _list(self, req):
         context = auth.get_context(req)
@@ -180,11 +174,9 @@ class FlavorsController(object):
         flavor = get_flavor(context, flavor_id)
         flavor.destroy()
 
-    def action(self, req, flavor_id, body):
-        return self.actions(req, body=body, flavor_id=flavor_id)
-
+    @resource.action('addTenantAccess')
     @validation.schema(schema.add_tenant_access)
-    def _add_tenant_access(self, req, flavor_id, body):
+    def add_tenant_access(self, req, flavor_id, body):
         context = auth.get_context(req)
         context.can(fl_policies.ACCESS + ':add_tenant_access', target={})
         tenant = body['addTenantAccess']['tenant']
@@ -198,8 +190,9 @@ class FlavorsController(object):
             raise webob.exc.HTTPConflict(explanation=exc.format_message())
         return access_list(flavor)
 
+    @resource.action('removeTenantAccess')
     @validation.schema(schema.remove_tenant_access)
-    def _remove_tenant_access(self, req, flavor_id, body):
+    def remove_tenant_access(self, req, flavor_id, body):
         context = auth.get_context(req)
         context.can(fl_policies.ACCESS + ':remove_tenant_access', target={})
         tenant = body['removeTenantAccess']['tenant']

@@ -114,8 +114,7 @@ def _cells(context, filters):
     objects = _objects()
     from nova_clone.conf import CONF
     project = filters.get('project_id')
-    if project and CONF.api.instance_list_per_project_cells and \
-            hasattr(objects.CellMappingList, 'get_by_project_id'):
+    if project and CONF.api.instance_list_per_project_cells:
         return list(objects.CellMappingList.get_by_project_id(context,
                                                                project))
     return nova_context.load_cells(context)
