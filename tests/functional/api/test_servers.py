@@ -173,6 +173,57 @@ def test_delete_while_building(compute, demo):
     assert demo.delete('/servers/%s' % server_id).status == 404
 
 
+@pytest.fixture(scope='module')
+def building(compute, bed):
+    """An admin's server still in its build request (the demo project's
+    quota is for the other tests)."""
+    admin = bed.client(user='admin', project=af.ADMIN_PROJECT)
+    server_id = _boot(admin).body['server']['id']
+    yield server_id
+    admin.delete('/servers/%s' % server_id)
+
+
+def _lock(compute, server_id):
+    from nova_clone import context as nova_context
+    ctx = nova_context.get_admin_context()
+    compute.update_instance(ctx, compute.get(ctx, server_id),
+                            {'locked': True})
+
+
+def test_a_locked_server_is_deleted_only_by_an_admin(compute, demo, admin):
+    server_id = _boot(demo).body['server']['id']
+    _lock(compute, server_id)
+    reply = demo.delete('/servers/%s' % server_id)
+    assert reply.status == 409
+    assert reply.body == {'conflictingRequest': {
+        'code': 409, 'message': 'Instance %s is locked' % server_id}}
+    assert demo.get('/servers/%s' % server_id).status == 200
+    assert admin.delete('/servers/%s' % server_id).status == 204
+
+
+@pytest.mark.parametrize('method,path,body,action', [
+    ('post', '/metadata', {'metadata': {'a': 'b'}}, 'update metadata'),
+    ('put', '/metadata', {'metadata': {'a': 'b'}}, 'update metadata'),
+    ('put', '/metadata/a', {'meta': {'a': 'b'}}, 'update metadata'),
+    ('put', '/tags/t1', None, 'update tag'),
+    ('put', '/tags', {'tags': ['t1']}, 'update tags'),
+    ('delete', '/tags/t1', None, 'delete tag'),
+    ('delete', '/tags', None, 'delete tags'),
+])
+def test_building_server_refuses_changes_with_nova_409(building, admin,
+                                                       method, path, body,
+                                                       action):
+    server_id = building
+    args = (body,) if body is not None else ()
+    reply = getattr(admin, method)('/servers/%s%s' % (server_id, path),
+                                  *args, version='2.26')
+    assert reply.status == 409
+    assert reply.body == {'conflictingRequest': {
+        'code': 409,
+        'message': "Cannot '%s' instance %s while it is in vm_state "
+                   "building" % (action, server_id)}}
+
+
 @pytest.mark.parametrize('server,version,status,fragment', [
     ({'flavorRef': 'nope'}, '2.37', 400, 'Invalid flavorRef provided.'),
     ({'imageRef': 'not-a-uuid'}, '2.37', 400, 'imageRef'),
