@@ -276,11 +276,7 @@ class API:
     def update_instance(self, context, instance, updates):
         """Change name, description, hostname... of a server."""
         objects = _objects()
-        try:
-            mapping = objects.InstanceMapping.get_by_instance_uuid(
-                context, instance.uuid)
-        except exception.InstanceMappingNotFound:
-            raise exception.InstanceNotFound(instance_id=instance.uuid)
+        mapping = instance_list.get_mapping(context, instance.uuid)
         if mapping.cell_mapping is None:
             try:
                 br = objects.BuildRequest.get_by_instance_uuid(
@@ -292,12 +288,8 @@ class API:
                     setattr(instance, key, value)
                 return br.instance
             except exception.BuildRequestNotFound:
-                # Scheduled meanwhile: the instance is in a cell now.
-                mapping = objects.InstanceMapping.get_by_instance_uuid(
+                mapping = instance_list.get_scheduled_mapping(
                     context, instance.uuid)
-                if mapping.cell_mapping is None:
-                    raise exception.InstanceNotFound(
-                        instance_id=instance.uuid)
         cell = mapping.cell_mapping
         with nova_context.target_cell(context, cell) as cctxt:
             cell_instance = objects.Instance.get_by_uuid(cctxt, instance.uuid)

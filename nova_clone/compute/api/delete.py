@@ -12,6 +12,7 @@
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_clone.compute.api import instance_list
 from nova_clone.compute.api import preconditions
 from nova_clone.compute import instance_actions
 from nova_clone.compute import task_states
@@ -63,23 +64,12 @@ def delete(compute_api, context, instance, mapping=None):
     # was still a build request) both are read here.
     reread = mapping is None or mapping.cell_mapping is None
     if mapping is None:
-        try:
-            mapping = objects.InstanceMapping.get_by_instance_uuid(context,
-                                                                   uuid)
-        except exception.InstanceMappingNotFound:
-            raise exception.InstanceNotFound(instance_id=uuid)
+        mapping = instance_list.get_mapping(context, uuid)
 
     if mapping.cell_mapping is None:
         if _delete_build_request(context, uuid):
             return
-        # The conductor raced us: the instance is in a cell now.
-        try:
-            mapping = objects.InstanceMapping.get_by_instance_uuid(context,
-                                                                   uuid)
-        except exception.InstanceMappingNotFound:
-            raise exception.InstanceNotFound(instance_id=uuid)
-        if mapping.cell_mapping is None:
-            raise exception.InstanceNotFound(instance_id=uuid)
+        mapping = instance_list.get_scheduled_mapping(context, uuid)
 
     cell = mapping.cell_mapping
     with nova_context.target_cell(context, cell) as cctxt:
