@@ -13,6 +13,7 @@ policies in policies/), added here with one line.
 
 from nova_clone.api.controllers import availability_zone
 from nova_clone.api.controllers import extensions
+from nova_clone.api.controllers import flavor_access
 from nova_clone.api.controllers import flavor_extra_specs
 from nova_clone.api.controllers import flavors
 from nova_clone.api.controllers import hypervisors
@@ -36,7 +37,7 @@ SERVER_ACTION_FAMILIES = ()
 def _build():
     ext = extensions.ExtensionsController()
     flv = flavors.FlavorsController()
-    flv_access = flavors.FlavorAccessController()
+    flv_access = flavor_access.FlavorAccessController()
     specs = flavor_extra_specs.FlavorExtraSpecsController()
     kps = keypairs.KeypairController()
     lim = limits.LimitsController()
@@ -61,7 +62,8 @@ def _build():
         ('/flavors/detail', {'GET': flv.detail}),
         ('/flavors/{flavor_id}', {'GET': flv.show, 'PUT': flv.update,
                                   'DELETE': flv.delete}),
-        ('/flavors/{flavor_id}/action', {'POST': resource.Actions(flv)}),
+        ('/flavors/{flavor_id}/action', {'POST': resource.Actions(
+            flavor_access.FlavorActionController())}),
         ('/flavors/{flavor_id}/os-flavor-access', {'GET': flv_access.index}),
         ('/flavors/{flavor_id}/os-extra_specs', {'GET': specs.index,
                                                  'POST': specs.create}),
