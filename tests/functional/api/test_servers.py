@@ -6,6 +6,7 @@ import base64
 import pytest
 
 from tests.functional.api import apifixture as af
+from tests.functional.api import cellrecords
 from tests.functional.api import samples
 
 FREE = ('server.metadata', 'servers[].metadata', 'server.addresses',
@@ -222,6 +223,39 @@ def test_building_server_refuses_changes_with_nova_409(building, admin,
         'code': 409,
         'message': "Cannot '%s' instance %s while it is in vm_state "
                    "building" % (action, server_id)}}
+
+
+def test_server_in_a_cell_follows_the_precondition_table(compute, bed,
+                                                         admin):
+    user = bed.client(user='precond-user', project='7c7c')
+    inst, _action, _rid = cellrecords.add_instance(bed, user.project,
+                                                   user.user)
+    url = '/servers/%s' % inst.uuid
+    assert user.post(url + '/metadata', {'metadata': {'a': '1'}}).status \
+        == 200
+    assert user.put(url + '/tags/t1', version='2.26').status == 201
+
+    inst.vm_state = 'error'
+    inst.save()
+    reply = user.post(url + '/metadata', {'metadata': {'a': '2'}})
+    assert (reply.status, reply.body['conflictingRequest']['message']) == (
+        409, "Cannot 'update metadata' instance %s while it is in "
+             "vm_state error" % inst.uuid)
+    reply = user.delete(url + '/metadata/a')
+    assert (reply.status, reply.body['conflictingRequest']['message']) == (
+        409, "Cannot 'delete metadata' instance %s while it is in "
+             "vm_state error" % inst.uuid)
+
+    inst.vm_state = 'active'
+    inst.locked = True
+    inst.save()
+    reply = user.post(url + '/metadata', {'metadata': {'a': '2'}})
+    assert (reply.status, reply.body['conflictingRequest']['message']) == (
+        409, 'Instance %s is locked' % inst.uuid)
+    # Tags ignore the lock; an admin passes it.
+    assert user.put(url + '/tags/t2', version='2.26').status == 201
+    assert admin.post(url + '/metadata', {'metadata': {'a': '2'}}).body == \
+        {'metadata': {'a': '2'}}
 
 
 @pytest.mark.parametrize('server,version,status,fragment', [
