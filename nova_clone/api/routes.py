@@ -5,10 +5,13 @@ matters only where a literal segment shadows a parameter
 (``/servers/detail`` before ``/servers/{server_id}``).
 
 ``POST /servers/{server_id}/action`` is dispatched on the body's key to
-the action families of SERVER_ACTION_FAMILIES: one controller module per
-family (nova_clone/api/controllers/server_<family>.py, its methods marked
+the action families of SERVER_ACTION_FAMILIES.  A new family is one
+controller module in api/controllers/ named as Nova names it
+(``pause_server``, ``migrate_server``, ``shelve`` ...), its methods marked
 ``@resource.action('<key>')``, with its schemas in api/schemas/ and its
-policies in policies/), added here with one line.
+policies in policies/ of the same name; its controller class is added to
+SERVER_ACTION_FAMILIES.  The compute API method it calls declares its
+precondition (``@preconditions.checked('<key>')``).
 """
 
 from nova_clone.api.controllers import availability_zone
