@@ -53,13 +53,27 @@ def fault_response(code, message, api_version=None, headers=None):
     return resp
 
 
+# How the API words an action refused by the server's state.
+INVALID_STATE = ("Cannot '%(method)s' instance %(instance_uuid)s while it is "
+                 "in %(attr)s %(state)s")
+
+
+def _message(exc):
+    if isinstance(exc, exception.InstanceInvalidState):
+        try:
+            return INVALID_STATE % exc.kwargs
+        except KeyError:
+            pass
+    return exc.format_message()
+
+
 def from_exception(exc, api_version=None):
     """Turn a NovaException or webob HTTP error into a fault response."""
     if isinstance(exc, exception.NovaException):
         code = int(exc.code)
         if code >= 500:
             LOG.error('Request failed: %s', exc.format_message())
-        return fault_response(code, exc.format_message(), api_version,
+        return fault_response(code, _message(exc), api_version,
                               headers=getattr(exc, 'headers', None))
     if isinstance(exc, webob.exc.HTTPException):
         message = getattr(exc, 'explanation', None) or exc.title

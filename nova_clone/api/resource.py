@@ -1,5 +1,7 @@
 """What a controller method declares (status code, microversion range,
-server actions) and the call of one method for one request."""
+the action it handles) and the call of one method for one request."""
+
+import inspect
 
 from oslo_log import log as logging
 from oslo_serialization import jsonutils
@@ -48,38 +50,43 @@ class ResponseObject(object):
         self.headers = dict(headers or {})
 
 
-class ActionRegistry(object):
-    """POST .../action bodies dispatched by their single key.
+def action(name):
+    """The controller method answers ``POST .../action`` bodies whose
+    single key is ``name`` (api_version limits it to a range)."""
+    def decorator(func):
+        func.wsgi_action = name
+        return func
+    return decorator
 
-    Other modules register handlers with ``register(name, func)`` so new
-    server actions plug in without touching the servers controller.
-    """
 
-    def __init__(self):
-        self._actions = {}
+class Actions(object):
+    """One ``POST .../action`` route: its body's single key picks the
+    handler among the @action methods of the controllers given, one
+    controller per action family.  A key no controller handles, or one
+    outside its microversion range, is Nova's 400."""
 
-    def register(self, name, func, min_version=None, max_version=None):
-        self._actions[name] = (
-            func, getattr(func, 'api_min', None) or min_version,
-            getattr(func, 'api_max', None) or max_version)
-
-    def action(self, name, min_version=None, max_version=None):
-        def decorator(func):
-            self.register(name, func, min_version, max_version)
-            return func
-        return decorator
+    def __init__(self, *controllers):
+        self._handlers = {}
+        for controller in controllers:
+            for attr, func in inspect.getmembers(type(controller),
+                                                 inspect.isfunction):
+                name = getattr(func, 'wsgi_action', None)
+                if name is None:
+                    continue
+                if name in self._handlers:
+                    raise ValueError('Two handlers of action %s' % name)
+                self._handlers[name] = getattr(controller, attr)
 
     def __call__(self, req, body=None, **params):
         if not isinstance(body, dict) or len(body) != 1:
             raise exception.ValidationError(
                 detail='Malformed request body')
         name = next(iter(body))
-        entry = self._actions.get(name)
-        if entry is None or not microversion.is_supported(req, entry[1],
-                                                           entry[2]):
+        handler = self._handlers.get(name)
+        if handler is None or not _in_range(req, handler):
             raise webob.exc.HTTPBadRequest(
                 explanation='There is no such action: %s' % name)
-        code, result, headers = invoke(entry[0], req, params, body)
+        code, result, headers = invoke(handler, req, params, body)
         return ResponseObject(result, code, headers)
 
 

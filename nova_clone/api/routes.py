@@ -3,10 +3,20 @@
 One entry per path; the controller modules hold the behaviour.  Order
 matters only where a literal segment shadows a parameter
 (``/servers/detail`` before ``/servers/{server_id}``).
+
+``POST /servers/{server_id}/action`` is dispatched on the body's key to
+the action families of SERVER_ACTION_FAMILIES.  A new family is one
+controller module in api/controllers/ named as Nova names it
+(``pause_server``, ``migrate_server``, ``shelve`` ...), its methods marked
+``@resource.action('<key>')``, with its schemas in api/schemas/ and its
+policies in policies/ of the same name; its controller class is added to
+SERVER_ACTION_FAMILIES.  The compute API method it calls declares its
+precondition (``@preconditions.checked('<key>')``).
 """
 
 from nova_clone.api.controllers import availability_zone
 from nova_clone.api.controllers import extensions
+from nova_clone.api.controllers import flavor_access
 from nova_clone.api.controllers import flavor_extra_specs
 from nova_clone.api.controllers import flavors
 from nova_clone.api.controllers import hypervisors
@@ -21,12 +31,16 @@ from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import services
+from nova_clone.api import resource
+
+# The controllers of POST /servers/{server_id}/action, one per family.
+SERVER_ACTION_FAMILIES = ()
 
 
 def _build():
     ext = extensions.ExtensionsController()
     flv = flavors.FlavorsController()
-    flv_access = flavors.FlavorAccessController()
+    flv_access = flavor_access.FlavorAccessController()
     specs = flavor_extra_specs.FlavorExtraSpecsController()
     kps = keypairs.KeypairController()
     lim = limits.LimitsController()
@@ -41,6 +55,8 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
+    server_actions = resource.Actions(
+        *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
         ('/extensions', {'GET': ext.index}),
         ('/extensions/{id}', {'GET': ext.show}),
@@ -49,7 +65,8 @@ def _build():
         ('/flavors/detail', {'GET': flv.detail}),
         ('/flavors/{flavor_id}', {'GET': flv.show, 'PUT': flv.update,
                                   'DELETE': flv.delete}),
-        ('/flavors/{flavor_id}/action', {'POST': flv.action}),
+        ('/flavors/{flavor_id}/action', {'POST': resource.Actions(
+            flavor_access.FlavorActionController())}),
         ('/flavors/{flavor_id}/os-flavor-access', {'GET': flv_access.index}),
         ('/flavors/{flavor_id}/os-extra_specs', {'GET': specs.index,
                                                  'POST': specs.create}),
@@ -73,7 +90,7 @@ def _build():
         ('/servers/detail', {'GET': srv.detail}),
         ('/servers/{server_id}', {'GET': srv.show, 'PUT': srv.update,
                                   'DELETE': srv.delete}),
-        ('/servers/{server_id}/action', {'POST': srv.action}),
+        ('/servers/{server_id}/action', {'POST': server_actions}),
         ('/servers/{server_id}/metadata', {
             'GET': meta.index, 'POST': meta.create,
             'PUT': meta.update_all}),

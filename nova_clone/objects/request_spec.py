@@ -368,6 +368,23 @@ class RequestSpec(base.NovaObject):
         return cls._from_db_object(context, cls(), db_spec)
 
     @staticmethod
+    @api_db_api.context_manager.reader
+    def _get_by_instance_uuids_from_db(context, instance_uuids):
+        model = api_models.RequestSpec
+        return [{'id': row.id, 'spec': row.spec,
+                 'instance_uuid': row.instance_uuid}
+                for row in context.session.query(model).filter(
+                    model.instance_uuid.in_(list(instance_uuids)))]
+
+    @classmethod
+    def get_by_instance_uuids(cls, context, instance_uuids):
+        """{instance uuid: RequestSpec} of those instances that have one,
+        read in one query (nova-api's server views; never over RPC)."""
+        return {row['instance_uuid']: cls._from_db_object(context, cls(), row)
+                for row in cls._get_by_instance_uuids_from_db(
+                    context, instance_uuids)}
+
+    @staticmethod
     def _create_in_db(context, instance_uuid, spec_text):
         return api_db_api.insert_row(
             context, api_models.RequestSpec,

@@ -4,6 +4,7 @@ import itertools
 
 from nova_clone.policies import admin
 from nova_clone.policies import base
+from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
 from nova_clone.policies import keypairs
 from nova_clone.policies import server_metadata
@@ -14,4 +15,5 @@ def list_rules():
     return list(itertools.chain(
         base.list_rules(), servers.list_rules(),
         server_metadata.list_rules(), flavors.list_rules(),
-        keypairs.list_rules(), admin.list_rules()))
+        flavor_access.list_rules(), keypairs.list_rules(),
+        admin.list_rules()))

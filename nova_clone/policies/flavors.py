@@ -1,10 +1,9 @@
-"""Policies of /flavors, os-extra_specs and os-flavor-access."""
+"""Policies of /flavors and os-extra_specs."""
 
 from nova_clone.policies import base
 
 MANAGE = 'os_compute_api:os-flavor-manage:%s'
 EXTRA_SPECS = 'os_compute_api:os-flavor-extra-specs:%s'
-ACCESS = 'os_compute_api:os-flavor-access'
 
 rules = [
     base.rule(MANAGE % 'create', base.ADMIN, 'Create a flavor',
@@ -28,16 +27,6 @@ rules = [
     base.rule(EXTRA_SPECS % 'delete', base.ADMIN,
               'Delete a flavor extra spec',
               [('DELETE', '/flavors/{flavor_id}/os-extra_specs/{key}')]),
-    base.rule(ACCESS, base.ADMIN,
-              'List flavor access; list private flavors',
-              [('GET', '/flavors/{flavor_id}/os-flavor-access'),
-               ('GET', '/flavors')]),
-    base.rule(ACCESS + ':add_tenant_access', base.ADMIN,
-              'Give a project access to a private flavor',
-              [('POST', '/flavors/{flavor_id}/action (addTenantAccess)')]),
-    base.rule(ACCESS + ':remove_tenant_access', base.ADMIN,
-              'Remove a project from a private flavor',
-              [('POST', '/flavors/{flavor_id}/action (removeTenantAccess)')]),
 ]
 
 

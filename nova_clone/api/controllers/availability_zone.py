@@ -1,7 +1,7 @@
 """/os-availability-zone and /os-availability-zone/detail."""
 
 from nova_clone.api import auth
-from nova_clone.compute import host_api
+from nova_clone.compute.api import host as host_api
 from nova_clone.conf import CONF
 from nova_clone.policies import admin as admin_policies
 

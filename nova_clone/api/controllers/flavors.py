@@ -1,5 +1,4 @@
-"""/flavors: list, detail, show, create, update description, delete, and
-the addTenantAccess/removeTenantAccess actions."""
+"""/flavors: list, detail, show, create, update description, delete."""
 
 from oslo_utils import strutils
 from oslo_utils import uuidutils
@@ -14,6 +13,7 @@ from nova_clone.api import validation
 from nova_clone.api.views import flavors as views
 from nova_clone import exception
 from nova_clone import objects
+from nova_clone.policies import flavor_access as fa_policies
 from nova_clone.policies import flavors as fl_policies
 
 _SORT_KEYS = ('created_at', 'description', 'disabled', 'ephemeral_gb',
@@ -50,16 +50,10 @@ def _int_filter(req, name):
 
 class FlavorsController(object):
 
-    def __init__(self):
-        self.actions = resource.ActionRegistry()
-        self.actions.register('addTenantAccess', self._add_tenant_access)
-        self.actions.register('removeTenantAccess',
-                              self._remove_tenant_access)
-
     def _list(self, req):
         context = auth.get_context(req)
         filters = {}
-        is_admin = context.can(fl_policies.ACCESS, fatal=False)
+        is_admin = context.can(fa_policies.ACCESS, fatal=False)
         if is_admin:
             raw = common.last_value(req, 'is_public')
             if raw is None:
@@ -179,52 +173,3 @@ class FlavorsController(object):
         context.can(fl_policies.MANAGE % 'delete', target={})
         flavor = get_flavor(context, flavor_id)
         flavor.destroy()
-
-    def action(self, req, flavor_id, body):
-        return self.actions(req, body=body, flavor_id=flavor_id)
-
-    @validation.schema(schema.add_tenant_access)
-    def _add_tenant_access(self, req, flavor_id, body):
-        context = auth.get_context(req)
-        context.can(fl_policies.ACCESS + ':add_tenant_access', target={})
-        tenant = body['addTenantAccess']['tenant']
-        flavor = get_flavor(context, flavor_id)
-        if flavor.is_public:
-            raise webob.exc.HTTPConflict(
-                explanation='Can not add access to a public flavor.')
-        try:
-            flavor.add_access(tenant)
-        except exception.FlavorAccessExists as exc:
-            raise webob.exc.HTTPConflict(explanation=exc.format_message())
-        return access_list(flavor)
-
-    @validation.schema(schema.remove_tenant_access)
-    def _remove_tenant_access(self, req, flavor_id, body):
-        context = auth.get_context(req)
-        context.can(fl_policies.ACCESS + ':remove_tenant_access', target={})
-        tenant = body['removeTenantAccess']['tenant']
-        flavor = get_flavor(context, flavor_id)
-        try:
-            flavor.remove_access(tenant)
-        except exception.FlavorAccessNotFound as exc:
-            raise webob.exc.HTTPNotFound(explanation=exc.format_message())
-        return access_list(flavor)
-
-
-def access_list(flavor):
-    return {'flavor_access': [
-        {'flavor_id': flavor.flavorid, 'tenant_id': project}
-        for project in (flavor.projects or [])]}
-
-
-class FlavorAccessController(object):
-    """GET /flavors/{flavor_id}/os-flavor-access."""
-
-    def index(self, req, flavor_id):
-        context = auth.get_context(req)
-        context.can(fl_policies.ACCESS, target={})
-        flavor = get_flavor(context, flavor_id)
-        if flavor.is_public:
-            raise webob.exc.HTTPNotFound(
-                explanation='Access list not available for public flavors.')
-        return access_list(flavor)

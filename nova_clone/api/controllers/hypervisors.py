@@ -13,7 +13,7 @@ from nova_clone.api import resource
 from nova_clone.api.schemas import parameter_types as pt
 from nova_clone.api import validation
 from nova_clone.api.views import common as view_common
-from nova_clone.compute import host_api
+from nova_clone.compute.api import host as host_api
 from nova_clone import exception
 from nova_clone.policies import admin as admin_policies
 

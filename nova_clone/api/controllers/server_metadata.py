@@ -8,12 +8,10 @@ from nova_clone.api import resource
 from nova_clone.api.schemas import server_metadata as schema
 from nova_clone.api import validation
 from nova_clone.api.views import servers as server_views
+from nova_clone.compute.api import preconditions
 from nova_clone import exception
 from nova_clone.policies import server_metadata as md_policies
 from nova_clone import quota
-
-# Metadata may change only in these vm_states (Nova's check_instance_state).
-_MUTABLE_STATES = ('active', 'paused', 'suspended', 'stopped')
 
 
 def _server(req, server_id, action):
@@ -51,7 +49,7 @@ class ServerMetadataController(object):
         meta = _metadata(instance)
         meta.update(body['metadata'])
         return {'metadata': self._save(context, instance, meta,
-                                       'update_metadata')}
+                                       'update metadata')}
 
     @validation.schema(schema.update_all)
     def update_all(self, req, server_id, body):
@@ -59,7 +57,7 @@ class ServerMetadataController(object):
                                     'update_all')
         return {'metadata': self._save(context, instance,
                                        dict(body['metadata']),
-                                       'update_metadata')}
+                                       'update metadata')}
 
     @validation.schema(schema.update)
     def update(self, req, server_id, key, body):
@@ -70,7 +68,7 @@ class ServerMetadataController(object):
                 explanation='Request body and URI mismatch')
         meta = _metadata(instance)
         meta.update(body['meta'])
-        self._save(context, instance, meta, 'update_metadata')
+        self._save(context, instance, meta, 'update metadata')
         return {'meta': body['meta']}
 
     @resource.response(204)
@@ -82,14 +80,10 @@ class ServerMetadataController(object):
             raise webob.exc.HTTPNotFound(
                 explanation='Metadata item was not found')
         del meta[key]
-        self._save(context, instance, meta, 'delete_metadata')
+        self._save(context, instance, meta, 'delete metadata')
 
-    def _save(self, context, instance, meta, method):
-        state = server_views.attr(instance, 'vm_state')
-        if state not in _MUTABLE_STATES:
-            raise webob.exc.HTTPConflict(
-                explanation="Cannot '%s' instance %s while it is in "
-                            "vm_state %s" % (method, instance.uuid, state))
+    def _save(self, context, instance, meta, action):
+        preconditions.check(context, instance, action)
         try:
             quota.check_metadata_items(context, meta)
         except exception.MetadataLimitExceeded as exc:

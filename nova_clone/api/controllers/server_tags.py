@@ -11,13 +11,11 @@ from nova_clone.api.schemas import server_tags as schema
 from nova_clone.api import validation
 from nova_clone.api.views import common as view_common
 from nova_clone.api.views import servers as server_views
+from nova_clone.compute.api import preconditions
 from nova_clone import context as nova_context
 from nova_clone import exception
 from nova_clone.policies import server_metadata as md_policies
 
-# Tags change only on servers in these vm_states.
-_MUTABLE_STATES = ('active', 'paused', 'suspended', 'stopped', 'shelved',
-                   'shelved_offloaded')
 _TAG_RE = re.compile(r'^[^,/]{1,60}$')
 
 
@@ -42,12 +40,12 @@ class ServerTagsController(object):
         instance = servers.get_server(req, server_id)
         context.can(md_policies.TAGS % action,
                     target={'project_id': instance.project_id})
-        state = server_views.attr(instance, 'vm_state')
+        if change:
+            preconditions.check(context, instance, change)
         cctxt = self._cell_context(context, instance)
-        if change and (cctxt is None or state not in _MUTABLE_STATES):
-            raise webob.exc.HTTPConflict(
-                explanation="Cannot '%s' instance %s while it is in "
-                            "vm_state %s" % (change, instance.uuid, state))
+        if change and cctxt is None:
+            # Its build request was scheduled and deleted since it was read.
+            raise exception.InstanceNotFound(instance_id=instance.uuid)
         return cctxt, instance
 
     def _tags(self, cctxt, instance):

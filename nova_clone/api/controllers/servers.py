@@ -1,6 +1,7 @@
-"""/servers: create, list, detail, show, update, delete, and the
-``POST /servers/{id}/action`` dispatch (SERVER_ACTIONS) other modules add
-actions to."""
+"""/servers: create, list, detail, show, update, delete.
+
+``POST /servers/{id}/action`` is not here: each action family has its own
+controller module, listed in routes.py."""
 
 import base64
 import secrets
@@ -26,11 +27,6 @@ from nova_clone import exception
 from nova_clone.policies import servers as srv_policies
 
 LOG = logging.getLogger(__name__)
-
-# POST /servers/{id}/action handlers, by body key.  Other modules add
-# theirs with SERVER_ACTIONS.register('os-stop', func) where func takes
-# (req, server_id, body).
-SERVER_ACTIONS = resource.ActionRegistry()
 
 _compute_api = None
 
@@ -494,9 +490,6 @@ class ServersController(object):
         except exception.InstanceNotFound as exc:
             raise webob.exc.HTTPNotFound(explanation=exc.format_message())
 
-    def action(self, req, server_id, body):
-        return SERVER_ACTIONS(req, body=body, server_id=server_id)
-
 
 def _repin(context, instance, wanted):
     """2.104: the pin lives in the request spec.  None unpins; a server
@@ -558,23 +551,12 @@ class _Extras(object):
 
 def _request_specs(context, uuids):
     """{uuid: RequestSpec}, read in one API-database query."""
-    from nova_clone.db.api import api as api_db_api
-    from nova_clone.db.api import models as api_models
     from nova_clone import objects
-
-    @api_db_api.context_manager.reader
-    def rows(ctx):
-        return [{'id': r.id, 'spec': r.spec, 'instance_uuid': r.instance_uuid}
-                for r in ctx.session.query(api_models.RequestSpec).filter(
-                    api_models.RequestSpec.instance_uuid.in_(uuids))]
-    out = {}
     try:
-        for row in rows(context):
-            out[row['instance_uuid']] = objects.RequestSpec._from_db_object(
-                context, objects.RequestSpec(), row)
+        return objects.RequestSpec.get_by_instance_uuids(context, uuids)
     except Exception:  # noqa - views degrade rather than fail
         LOG.debug('Could not load request specs', exc_info=True)
-    return out
+        return {}
 
 
 def _spec_summaries(context, uuids):
@@ -594,7 +576,7 @@ def _spec_summaries(context, uuids):
 def _host_statuses(context, instances):
     """{uuid: host_status} with one services query per cell involved."""
     from nova_clone import objects
-    api = compute_api()
+    host_api = compute_api().host_api
     out = {}
     by_cell = {}
     for instance in instances:
@@ -612,14 +594,8 @@ def _host_statuses(context, instances):
         except Exception:  # noqa - unknown rather than failing the view
             services = {}
         for instance in members:
-            service = services.get(instance.host)
-            if service is None:
-                out[instance.uuid] = 'UNKNOWN'
-            elif api.servicegroup_api.service_is_up(service):
-                out[instance.uuid] = ('MAINTENANCE' if service.disabled
-                                      else 'UP')
-            else:
-                out[instance.uuid] = 'DOWN'
+            out[instance.uuid] = host_api.host_status(
+                services.get(instance.host))
     return out
 
 

@@ -12,7 +12,7 @@ from nova_clone.api import microversion
 from nova_clone.api import resource
 from nova_clone.api.schemas import services as schema
 from nova_clone.api import validation
-from nova_clone.compute import host_api
+from nova_clone.compute.api import host as host_api
 from nova_clone import exception
 from nova_clone.policies import admin as admin_policies
 
@@ -145,12 +145,11 @@ class ServiceController(object):
         if status_changed:
             self._sync_status_trait(service)
 
-    @staticmethod
-    def _sync_status_trait(service):
+    def _sync_status_trait(self, service):
         """Tell the compute at once, so Placement's COMPUTE_STATUS_DISABLED
         trait follows without waiting for its periodic run."""
         compute_api = servers.compute_api()
-        if not compute_api.servicegroup_api.service_is_up(service):
+        if not self.host_api.service_is_up(service):
             LOG.info('Compute service on host %s is down; its '
                      'COMPUTE_STATUS_DISABLED trait is synchronized when it '
                      'starts again.', service.host)

@@ -1,4 +1,4 @@
-"""Schemas of /flavors (flavor-manage, flavor-access, extra specs)."""
+"""Schemas of /flavors (flavor-manage, extra specs)."""
 
 import copy
 
@@ -85,36 +85,6 @@ index_query_v275['additionalProperties'] = False
 
 index_query_v2102 = copy.deepcopy(index_query_v275)
 index_query_v2102['properties']['name'] = pt.common_query_param
-
-add_tenant_access = {
-    'type': 'object',
-    'properties': {
-        'addTenantAccess': {
-            'type': 'object',
-            'properties': {'tenant': {'type': 'string', 'minLength': 1,
-                                      'maxLength': 255}},
-            'required': ['tenant'],
-            'additionalProperties': False,
-        },
-    },
-    'required': ['addTenantAccess'],
-    'additionalProperties': False,
-}
-
-remove_tenant_access = {
-    'type': 'object',
-    'properties': {
-        'removeTenantAccess': {
-            'type': 'object',
-            'properties': {'tenant': {'type': 'string', 'minLength': 1,
-                                      'maxLength': 255}},
-            'required': ['tenant'],
-            'additionalProperties': False,
-        },
-    },
-    'required': ['removeTenantAccess'],
-    'additionalProperties': False,
-}
 
 _spec_value = {
     'type': ['string', 'number', 'boolean'], 'minLength': 0,

@@ -183,6 +183,9 @@ class FakeNetworkAPI(object):
                 raise exception.NetworkNotFound(network_id=net['uuid'])
         return num_instances
 
+    def validate_security_groups(self, context, names):
+        """Every group exists."""
+
 
 class RecordingTaskAPI(object):
     """The conductor's compute-task API: records what the API casts."""

@@ -6,6 +6,7 @@ import base64
 import pytest
 
 from tests.functional.api import apifixture as af
+from tests.functional.api import cellrecords
 from tests.functional.api import samples
 
 FREE = ('server.metadata', 'servers[].metadata', 'server.addresses',
@@ -171,6 +172,90 @@ def test_delete_while_building(compute, demo):
     assert reply.text == ''
     assert demo.get('/servers/%s' % server_id).status == 404
     assert demo.delete('/servers/%s' % server_id).status == 404
+
+
+@pytest.fixture(scope='module')
+def building(compute, bed):
+    """An admin's server still in its build request (the demo project's
+    quota is for the other tests)."""
+    admin = bed.client(user='admin', project=af.ADMIN_PROJECT)
+    server_id = _boot(admin).body['server']['id']
+    yield server_id
+    admin.delete('/servers/%s' % server_id)
+
+
+def _lock(compute, server_id):
+    from nova_clone import context as nova_context
+    ctx = nova_context.get_admin_context()
+    compute.update_instance(ctx, compute.get(ctx, server_id),
+                            {'locked': True})
+
+
+def test_a_locked_server_is_deleted_only_by_an_admin(compute, demo, admin):
+    server_id = _boot(demo).body['server']['id']
+    _lock(compute, server_id)
+    reply = demo.delete('/servers/%s' % server_id)
+    assert reply.status == 409
+    assert reply.body == {'conflictingRequest': {
+        'code': 409, 'message': 'Instance %s is locked' % server_id}}
+    assert demo.get('/servers/%s' % server_id).status == 200
+    assert admin.delete('/servers/%s' % server_id).status == 204
+
+
+@pytest.mark.parametrize('method,path,body,action', [
+    ('post', '/metadata', {'metadata': {'a': 'b'}}, 'update metadata'),
+    ('put', '/metadata', {'metadata': {'a': 'b'}}, 'update metadata'),
+    ('put', '/metadata/a', {'meta': {'a': 'b'}}, 'update metadata'),
+    ('put', '/tags/t1', None, 'update tag'),
+    ('put', '/tags', {'tags': ['t1']}, 'update tags'),
+    ('delete', '/tags/t1', None, 'delete tag'),
+    ('delete', '/tags', None, 'delete tags'),
+])
+def test_building_server_refuses_changes_with_nova_409(building, admin,
+                                                       method, path, body,
+                                                       action):
+    server_id = building
+    args = (body,) if body is not None else ()
+    reply = getattr(admin, method)('/servers/%s%s' % (server_id, path),
+                                  *args, version='2.26')
+    assert reply.status == 409
+    assert reply.body == {'conflictingRequest': {
+        'code': 409,
+        'message': "Cannot '%s' instance %s while it is in vm_state "
+                   "building" % (action, server_id)}}
+
+
+def test_server_in_a_cell_follows_the_precondition_table(compute, bed,
+                                                         admin):
+    user = bed.client(user='precond-user', project='7c7c')
+    inst, _action, _rid = cellrecords.add_instance(bed, user.project,
+                                                   user.user)
+    url = '/servers/%s' % inst.uuid
+    assert user.post(url + '/metadata', {'metadata': {'a': '1'}}).status \
+        == 200
+    assert user.put(url + '/tags/t1', version='2.26').status == 201
+
+    inst.vm_state = 'error'
+    inst.save()
+    reply = user.post(url + '/metadata', {'metadata': {'a': '2'}})
+    assert (reply.status, reply.body['conflictingRequest']['message']) == (
+        409, "Cannot 'update metadata' instance %s while it is in "
+             "vm_state error" % inst.uuid)
+    reply = user.delete(url + '/metadata/a')
+    assert (reply.status, reply.body['conflictingRequest']['message']) == (
+        409, "Cannot 'delete metadata' instance %s while it is in "
+             "vm_state error" % inst.uuid)
+
+    inst.vm_state = 'active'
+    inst.locked = True
+    inst.save()
+    reply = user.post(url + '/metadata', {'metadata': {'a': '2'}})
+    assert (reply.status, reply.body['conflictingRequest']['message']) == (
+        409, 'Instance %s is locked' % inst.uuid)
+    # Tags ignore the lock; an admin passes it.
+    assert user.put(url + '/tags/t2', version='2.26').status == 201
+    assert admin.post(url + '/metadata', {'metadata': {'a': '2'}}).body == \
+        {'metadata': {'a': '2'}}
 
 
 @pytest.mark.parametrize('server,version,status,fragment', [

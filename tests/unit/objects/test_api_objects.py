@@ -185,6 +185,24 @@ def test_request_spec_round_trip(ctx):
         objects.RequestSpec.get_by_instance_uuid(ctx, uuid)
 
 
+def test_request_specs_of_many_instances_in_one_read(ctx):
+    flavor = _flavor(ctx, 'm1', '7')
+    uuids = [uuidutils.generate_uuid() for _ in range(3)]
+    for uuid, zone in zip(uuids[:2], ('az1', 'az2')):
+        objects.RequestSpec.from_components(
+            ctx, uuid, {}, flavor, None, None,
+            {'scheduler_hints': {'group': uuid}}, None, zone).create()
+    got = objects.RequestSpec.get_by_instance_uuids(ctx, uuids)
+    # The third instance has no spec: it is left out.
+    assert sorted(got) == sorted(uuids[:2])
+    for uuid, zone in zip(uuids[:2], ('az1', 'az2')):
+        spec = got[uuid]
+        assert (spec.instance_uuid, spec.availability_zone) == (uuid, zone)
+        assert spec.get_scheduler_hint('group') == uuid
+        assert spec.flavor.flavorid == '7' and not spec.obj_what_changed()
+    assert objects.RequestSpec.get_by_instance_uuids(ctx, []) == {}
+
+
 def test_image_meta_rejects_invalid_property():
     objects.register_all()
     with pytest.raises(ValueError):

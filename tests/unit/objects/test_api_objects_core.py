@@ -5,7 +5,7 @@ from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 import pytest
 
-from nova_clone.compute import api_build
+from nova_clone.compute.api import build as api_build
 from nova_clone.db.api import api as api_db_api
 from nova_clone.db.api import models as api_models
 from nova_clone import exception

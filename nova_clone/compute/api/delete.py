@@ -12,6 +12,8 @@
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_clone.compute.api import instance_list
+from nova_clone.compute.api import preconditions
 from nova_clone.compute import instance_actions
 from nova_clone.compute import task_states
 from nova_clone.compute import vm_states
@@ -30,11 +32,6 @@ INSTANCE_ATTRS = ('system_metadata', 'info_cache', 'flavor')
 def _objects():
     from nova_clone import objects
     return objects
-
-
-def _check_lock(context, instance):
-    if getattr(instance, 'locked', False) and not context.is_admin:
-        raise exception.InstanceIsLocked(instance_uuid=instance.uuid)
 
 
 def _delete_build_request(context, uuid):
@@ -59,47 +56,29 @@ def _delete_build_request(context, uuid):
 
 def delete(compute_api, context, instance, mapping=None):
     """``mapping`` is given when ``instance`` was read with it (from its
-    cell with INSTANCE_ATTRS, or from its build request) just before."""
+    cell with INSTANCE_ATTRS, or from its build request) just before.
+    The caller has checked the preconditions of ``instance``."""
     objects = _objects()
-    _check_lock(context, instance)
     uuid = instance.uuid
     # The instance as read with its mapping serves as is; else (or when it
     # was still a build request) both are read here.
     reread = mapping is None or mapping.cell_mapping is None
     if mapping is None:
-        try:
-            mapping = objects.InstanceMapping.get_by_instance_uuid(context,
-                                                                   uuid)
-        except exception.InstanceMappingNotFound:
-            raise exception.InstanceNotFound(instance_id=uuid)
+        mapping = instance_list.get_mapping(context, uuid)
 
     if mapping.cell_mapping is None:
         if _delete_build_request(context, uuid):
             return
-        # The conductor raced us: the instance is in a cell now.
-        try:
-            mapping = objects.InstanceMapping.get_by_instance_uuid(context,
-                                                                   uuid)
-        except exception.InstanceMappingNotFound:
-            raise exception.InstanceNotFound(instance_id=uuid)
-        if mapping.cell_mapping is None:
-            raise exception.InstanceNotFound(instance_id=uuid)
+        mapping = instance_list.get_scheduled_mapping(context, uuid)
 
     cell = mapping.cell_mapping
     with nova_context.target_cell(context, cell) as cctxt:
         if reread:
             instance = objects.Instance.get_by_uuid(
                 cctxt, uuid, expected_attrs=list(INSTANCE_ATTRS))
-            _check_lock(context, instance)
-        service_up = False
-        if instance.host and not cell.is_cell0():
-            try:
-                service = objects.Service.get_by_compute_host(cctxt,
-                                                              instance.host)
-                service_up = compute_api.servicegroup_api.service_is_up(
-                    service)
-            except exception.ComputeHostNotFound:
-                service_up = False
+            preconditions.check(context, instance, 'delete')
+        service_up = bool(instance.host) and not cell.is_cell0() and \
+            compute_api.host_api.compute_is_up(cctxt, instance.host)
         if service_up and \
                 instance.vm_state != vm_states.SHELVED_OFFLOADED:
             _delete_on_compute(compute_api, cctxt, instance)

@@ -44,27 +44,34 @@ def get_one(context, uuid, expected_attrs=None):
                                _with_view_attrs(expected_attrs))[0]
 
 
+def get_mapping(context, uuid):
+    """The instance's InstanceMapping; InstanceNotFound without one."""
+    try:
+        return _objects().InstanceMapping.get_by_instance_uuid(context, uuid)
+    except exception.InstanceMappingNotFound:
+        raise exception.InstanceNotFound(instance_id=uuid)
+
+
+def get_scheduled_mapping(context, uuid):
+    """The mapping read again when the build request was gone: the
+    conductor has just put the instance in a cell, or it was deleted."""
+    mapping = get_mapping(context, uuid)
+    if mapping.cell_mapping is None:
+        raise exception.InstanceNotFound(instance_id=uuid)
+    return mapping
+
+
 def get_one_and_mapping(context, uuid, expected_attrs=None):
     """(instance, its InstanceMapping) with exactly ``expected_attrs``;
     the mapping's cell is None for a build request's instance."""
     objects = _objects()
-    try:
-        mapping = objects.InstanceMapping.get_by_instance_uuid(context, uuid)
-    except exception.InstanceMappingNotFound:
-        raise exception.InstanceNotFound(instance_id=uuid)
+    mapping = get_mapping(context, uuid)
     if mapping.cell_mapping is None:
         try:
             return objects.BuildRequest.get_by_instance_uuid(
                 context, uuid).instance, mapping
         except exception.BuildRequestNotFound:
-            # The conductor may have just moved it into a cell.
-            try:
-                mapping = objects.InstanceMapping.get_by_instance_uuid(
-                    context, uuid)
-            except exception.InstanceMappingNotFound:
-                raise exception.InstanceNotFound(instance_id=uuid)
-            if mapping.cell_mapping is None:
-                raise exception.InstanceNotFound(instance_id=uuid)
+            mapping = get_scheduled_mapping(context, uuid)
     with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
         return objects.Instance.get_by_uuid(
             cctxt, uuid, expected_attrs=expected_attrs), mapping
@@ -114,8 +121,7 @@ def _cells(context, filters):
     objects = _objects()
     from nova_clone.conf import CONF
     project = filters.get('project_id')
-    if project and CONF.api.instance_list_per_project_cells and \
-            hasattr(objects.CellMappingList, 'get_by_project_id'):
+    if project and CONF.api.instance_list_per_project_cells:
         return list(objects.CellMappingList.get_by_project_id(context,
                                                                project))
     return nova_context.load_cells(context)

@@ -7,7 +7,7 @@ host (scenario 1 of the spec).
 
 import re
 
-from oslo_log import log as logging
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from nova_clone.compute import power_state
@@ -15,8 +15,6 @@ from nova_clone.compute import task_states
 from nova_clone.compute import vm_states
 from nova_clone.conf import CONF
 from nova_clone import exception
-
-LOG = logging.getLogger(__name__)
 
 MULTI_NAME_TEMPLATE = '%(name)s-%(count)d'
 # Image properties copied into system metadata (Nova's image_ prefix).
@@ -184,7 +182,7 @@ def new_instance(context, flavor, image_href, image, *, uuid, index,
     instance.hostname = hostname
     instance.key_name = key_pair.name if key_pair else None
     instance.key_data = key_pair.public_key if key_pair else None
-    if key_pair is not None and 'keypairs' in instance.fields:
+    if key_pair is not None:
         instance.keypairs = objects.KeyPairList(objects=[key_pair])
     instance.availability_zone = availability_zone
     instance.metadata = dict(metadata or {})
@@ -209,49 +207,18 @@ def new_instance(context, flavor, image_href, image, *, uuid, index,
     instance.architecture = image_property(image, 'hw_architecture')
     instance.vm_mode = image_property(image, 'hw_vm_mode')
     instance.root_device_name = None
-    if 'info_cache' in instance.fields:
-        instance.info_cache = objects.InstanceInfoCache(
-            instance_uuid=uuid, network_info='[]')
-    if 'tags' in instance.fields:
-        instance.tags = objects.TagList(objects=[])
-    if 'security_groups' in instance.fields:
-        # Names, as the server views show them (not looked up per server
-        # in Neutron).
-        instance.security_groups = list(security_groups or ['default'])
-    if 'deleted' in instance.fields:
-        instance.deleted = False
-    if 'cell_name' in instance.fields:
-        instance.cell_name = None
-    if 'ephemeral_key_uuid' in instance.fields:
-        instance.ephemeral_key_uuid = None
-    if 'numa_topology' in instance.fields:
-        instance.numa_topology = None
-    if 'pci_requests' in instance.fields and \
-            hasattr(objects, 'InstancePCIRequests'):
-        instance.pci_requests = objects.InstancePCIRequests(
-            instance_uuid=uuid, requests=[])
-    if 'created_at' in instance.fields:
-        from oslo_utils import timeutils
-        instance.created_at = timeutils.utcnow()
-        instance.updated_at = None
+    instance.info_cache = objects.InstanceInfoCache(instance_uuid=uuid,
+                                                    network_info='[]')
+    instance.tags = objects.TagList(objects=[])
+    # Names, as the server views show them (not looked up per server in
+    # Neutron).
+    instance.security_groups = list(security_groups or ['default'])
+    instance.deleted = False
+    instance.cell_name = None
+    instance.ephemeral_key_uuid = None
+    instance.created_at = timeutils.utcnow()
+    instance.updated_at = None
     return instance
-
-
-def zones_available(context):
-    """Availability zones a server may ask for."""
-    zones = {CONF.default_availability_zone}
-    objects = _objects()
-    agg_list = getattr(objects, 'AggregateList', None)
-    if agg_list is not None:
-        try:
-            for agg in agg_list.get_all(context):
-                zone = (getattr(agg, 'metadata', None) or {}).get(
-                    'availability_zone')
-                if zone:
-                    zones.add(zone)
-        except Exception:
-            LOG.debug('Could not read aggregates', exc_info=True)
-    return zones
 
 
 def parse_availability_zone(context, availability_zone):
@@ -261,7 +228,8 @@ def parse_availability_zone(context, availability_zone):
     zone, host, node = (availability_zone.split(':') + [None, None])[:3]
     if (host or node) and not context.is_admin:
         raise exception.Forbidden()
-    if zone and zone not in zones_available(context):
+    # Until aggregates exist, the default zone is the only zone.
+    if zone and zone != CONF.default_availability_zone:
         raise exception.InvalidRequest(
             message='The requested availability zone is not available')
     return zone or None, host or None, node or None

@@ -1,10 +1,13 @@
-"""What the REST layer calls to boot, find, change and delete servers.
+"""What nova-api calls to boot, find, change and delete servers.
 
-``API.create`` records a boot in the API database (request spec, build
-request, instance mapping in one transaction) and casts it to the
-conductor; nothing exists in a cell until a host is chosen.  ``get`` and
-``get_all`` read build requests and the cells (``instance_list``);
-``delete`` handles the three cases of scenario 2 (``api_delete``).
+Everything in this package runs in the nova-api process.  ``API.create``
+records a boot in the API database (request spec, build request, instance
+mapping in one transaction) and casts it to the conductor (``build``);
+nothing exists in a cell until a host is chosen.  ``get`` and ``get_all``
+read build requests and the cells (``instance_list``); ``delete`` handles
+the three cases of scenario 2 (``delete``).  ``preconditions`` holds which
+states each action accepts; ``host`` the services and compute nodes of
+every cell (HostAPI).
 """
 
 import threading
@@ -12,18 +15,15 @@ import threading
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
-from nova_clone.compute import api_build
-from nova_clone.compute import api_delete
-from nova_clone.compute import instance_list
+from nova_clone.compute.api import build
+from nova_clone.compute.api import delete as delete_flow
+from nova_clone.compute.api.host import HostAPI
+from nova_clone.compute.api import instance_list
+from nova_clone.compute.api import preconditions
 from nova_clone import context as nova_context
 from nova_clone import exception
 
 LOG = logging.getLogger(__name__)
-
-try:  # The API helper's module; re-exported as Nova's compute.API does.
-    from nova_clone.compute.host_api import HostAPI  # noqa: F401
-except ImportError:  # pragma: no cover - until that module lands
-    HostAPI = None
 
 
 def _objects():
@@ -36,13 +36,13 @@ class API:
 
     def __init__(self, image_api=None, network_api=None, volume_api=None,
                  compute_task_api=None, compute_rpcapi=None,
-                 report_client=None, servicegroup_api=None):
+                 report_client=None, servicegroup_api=None, host_api=None):
         self._clients = {
             'image_api': image_api, 'network_api': network_api,
             'volume_api': volume_api, 'compute_task_api': compute_task_api,
             'compute_rpcapi': compute_rpcapi,
             'report_client': report_client,
-            'servicegroup_api': servicegroup_api,
+            'servicegroup_api': servicegroup_api, 'host_api': host_api,
         }
         self._lock = threading.Lock()
 
@@ -93,19 +93,17 @@ class API:
         from nova_clone.servicegroup import api as sg_api
         return self._client('servicegroup_api', sg_api.API)
 
+    @property
+    def host_api(self):
+        servicegroup_api = self.servicegroup_api
+        return self._client('host_api', lambda: HostAPI(
+            servicegroup_api=servicegroup_api))
+
     # -- create ------------------------------------------------------------
     def _get_image(self, context, image_href):
         if not image_href:
             return None
         return self.image_api.get(context, image_href)
-
-    def _validate_networks(self, context, requested_networks, max_count):
-        """How many servers the requested networks/ports allow."""
-        validate = getattr(self.network_api, 'validate_networks', None)
-        if validate is None:
-            return max_count
-        result = validate(context, requested_networks, max_count)
-        return result if isinstance(result, int) else max_count
 
     def _get_keypair(self, context, key_name):
         if not key_name:
@@ -131,13 +129,13 @@ class API:
         if getattr(flavor, 'disabled', False):
             raise exception.FlavorNotFound(flavor_id=flavor.flavorid)
 
-        is_bfv = api_build.is_volume_backed(image_href, block_device_mapping)
+        is_bfv = build.is_volume_backed(image_href, block_device_mapping)
         image = self._get_image(context, image_href)
-        api_build.check_flavor_and_image(flavor, image, is_bfv=is_bfv)
+        build.check_flavor_and_image(flavor, image, is_bfv=is_bfv)
         key_pair = self._get_keypair(context, key_name)
-        zone, forced_host, forced_node = api_build.parse_availability_zone(
+        zone, forced_host, forced_node = build.parse_availability_zone(
             context, availability_zone)
-        max_count = min(max_count, self._validate_networks(
+        max_count = min(max_count, self.network_api.validate_networks(
             context, requested_networks, max_count))
         if max_count < min_count:
             raise exception.TooManyInstances(
@@ -150,14 +148,14 @@ class API:
                                           max_count)
         count = max(min_count, min(count or max_count, max_count))
 
-        bdm_template = api_build.build_bdm_list(
+        bdm_template = build.build_bdm_list(
             context, image_href, image, flavor, block_device_mapping,
             volume_api=self.volume_api if any(
                 (b.get('source_type') == 'volume')
                 for b in block_device_mapping or []) else None)
 
         reservation_id = 'r-%s' % uuidutils.generate_uuid()[:8]
-        names = api_build.display_names(display_name or '', count)
+        names = build.display_names(display_name or '', count)
         filter_properties = {'scheduler_hints': scheduler_hints or {}}
         if forced_host:
             filter_properties['force_hosts'] = [forced_host]
@@ -167,10 +165,7 @@ class API:
                     for g in (security_groups or [])] or ['default']
         # Like Nova, an unknown group is the request's 400, not a failed
         # build on a compute.
-        check_groups = getattr(self.network_api, 'validate_security_groups',
-                               None)
-        if check_groups is not None:
-            check_groups(context, sg_names)
+        self.network_api.validate_security_groups(context, sg_names)
 
         instances, build_requests, request_specs, mappings = [], [], [], []
         for index in range(count):
@@ -179,9 +174,9 @@ class API:
             if hostname and count == 1:
                 host_name = hostname
             else:
-                host_name = api_build.sanitize_hostname(
+                host_name = build.sanitize_hostname(
                     name, default='Server-%s' % uuid)
-            instance = api_build.new_instance(
+            instance = build.new_instance(
                 context, flavor, image_href, image, uuid=uuid, index=index,
                 display_name=name, display_description=display_description,
                 hostname=host_name, key_pair=key_pair,
@@ -261,7 +256,7 @@ class API:
         if not uuidutils.is_uuid_like(instance_id):
             raise exception.InstanceNotFound(instance_id=instance_id)
         instance, mapping = instance_list.get_one_and_mapping(
-            context, instance_id, list(api_delete.INSTANCE_ATTRS))
+            context, instance_id, list(delete_flow.INSTANCE_ATTRS))
         return self._visible(context, instance, instance_id), mapping
 
     @staticmethod
@@ -281,11 +276,7 @@ class API:
     def update_instance(self, context, instance, updates):
         """Change name, description, hostname... of a server."""
         objects = _objects()
-        try:
-            mapping = objects.InstanceMapping.get_by_instance_uuid(
-                context, instance.uuid)
-        except exception.InstanceMappingNotFound:
-            raise exception.InstanceNotFound(instance_id=instance.uuid)
+        mapping = instance_list.get_mapping(context, instance.uuid)
         if mapping.cell_mapping is None:
             try:
                 br = objects.BuildRequest.get_by_instance_uuid(
@@ -297,12 +288,8 @@ class API:
                     setattr(instance, key, value)
                 return br.instance
             except exception.BuildRequestNotFound:
-                # Scheduled meanwhile: the instance is in a cell now.
-                mapping = objects.InstanceMapping.get_by_instance_uuid(
+                mapping = instance_list.get_scheduled_mapping(
                     context, instance.uuid)
-                if mapping.cell_mapping is None:
-                    raise exception.InstanceNotFound(
-                        instance_id=instance.uuid)
         cell = mapping.cell_mapping
         with nova_context.target_cell(context, cell) as cctxt:
             cell_instance = objects.Instance.get_by_uuid(cctxt, instance.uuid)
@@ -312,10 +299,11 @@ class API:
         return cell_instance
 
     # -- delete --------------------------------------------------------------
+    @preconditions.checked('delete')
     def delete(self, context, instance, mapping=None):
         """``mapping``: the instance's, when read with it by
         get_for_delete."""
-        api_delete.delete(self, context, instance, mapping=mapping)
+        delete_flow.delete(self, context, instance, mapping=mapping)
 
     # -- events -----------------------------------------------------------
     def external_instance_event(self, context, instances, events,
@@ -355,21 +343,3 @@ class API:
             else:
                 self.compute_rpcapi.external_instance_event(
                     context, list(insts.values()), evs, host=host)
-
-    def get_instance_host_status(self, instance):
-        """UP / DOWN / MAINTENANCE / UNKNOWN / '' of the server's host."""
-        host = getattr(instance, 'host', None)
-        if not host:
-            return ''
-        ctxt = nova_context.get_admin_context()
-        objects = _objects()
-        try:
-            mapping = objects.InstanceMapping.get_by_instance_uuid(
-                ctxt, instance.uuid)
-            with nova_context.target_cell(ctxt, mapping.cell_mapping) as cc:
-                service = objects.Service.get_by_compute_host(cc, host)
-        except exception.NotFound:
-            return 'UNKNOWN'
-        if self.servicegroup_api.service_is_up(service):
-            return 'MAINTENANCE' if service.disabled else 'UP'
-        return 'DOWN'

@@ -1,5 +1,6 @@
 """HostAPI: services and compute nodes across every cell, for the REST
-layer (os-services, os-hypervisors, os-availability-zone).
+layer (os-services, os-hypervisors, os-availability-zone, host_status),
+and the one answer nova-api has to "is this compute up".
 
 Each listing is one query per cell, run in parallel; lookups by uuid try
 the cells until one has the record.
@@ -83,12 +84,26 @@ class HostAPI(object):
                                                            service.host)
 
     def service_is_up(self, service):
+        return self.servicegroup_api.service_is_up(service)
+
+    def compute_is_up(self, cell_context, host):
+        """Whether the nova-compute of ``host`` (in the cell that
+        ``cell_context`` targets) is up; False when it has no record."""
         try:
-            return self.servicegroup_api.service_is_up(service)
-        except Exception:  # noqa - unknown liveness reads as down
-            LOG.debug('Could not tell whether %s is up', service.host,
-                      exc_info=True)
+            service = _objects().Service.get_by_compute_host(cell_context,
+                                                            host)
+        except exception.ComputeHostNotFound:
             return False
+        return self.service_is_up(service)
+
+    def host_status(self, service):
+        """Nova's host_status of a server whose compute service record is
+        ``service`` (None: no record)."""
+        if service is None:
+            return 'UNKNOWN'
+        if not self.service_is_up(service):
+            return 'DOWN'
+        return 'MAINTENANCE' if service.disabled else 'UP'
 
     # -- services ---------------------------------------------------------
     def service_get_all(self, context, filters=None, set_zones=False,
