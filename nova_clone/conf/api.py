@@ -17,8 +17,10 @@ api_opts = [
                     'request host.'),
     cfg.BoolOpt('instance_list_per_project_cells', default=False,
                 help='Only query the cells where the project has instances.'),
-    cfg.IntOpt('list_records_by_skipping_down_cells', default=1,
-               help='Kept for config compatibility.'),
+    cfg.BoolOpt('list_records_by_skipping_down_cells', default=True,
+                help='A server list leaves out the servers of a cell that '
+                     'fails or does not answer in time; when False, such a '
+                     'list fails with a 500 instead.'),
 ]
 
 # Appended by the API helper.
