@@ -86,7 +86,7 @@ def test_non_json_content_type_is_415(wired, admin):
     assert b'badMediaType' in resp.body
 
 
-@pytest.mark.parametrize('depth', [33, 1000, 100000])
+@pytest.mark.parametrize('depth', [33, 1000, 50000])
 def test_deeply_nested_bodies_are_400(wired, admin, depth):
     nested = '[' * depth + ']' * depth
     for path, raw in (('/flavors', nested),
@@ -142,3 +142,42 @@ def test_lone_surrogates_are_400_and_pairs_are_kept(wired, bed, demo):
     assert smile.status == 200, smile
     assert demo.get(base + '/metadata').body == {
         'metadata': {'a': '\U0001f600'}}
+
+
+@pytest.mark.parametrize('size', [114689, 200 * 1024, 50 * 1024 * 1024])
+def test_bodies_over_the_limit_are_413(wired, admin, size):
+    raw = b'{"flavor": "' + b'x' * (size - 14) + b'"}'
+    reply = admin.request('POST', '/flavors', raw=raw)
+    assert reply.status == 413
+    assert reply.body == {'overLimit': {
+        'code': 413, 'message': 'Request is too large. Larger than '
+                                'max_request_body_size (114688).'}}
+
+
+def test_body_at_the_limit_is_read(wired, admin):
+    raw = b'{"flavor": "' + b'x' * (114688 - 14) + b'"}'
+    reply = admin.request('POST', '/flavors', raw=raw)
+    assert reply.status == 400
+    assert "is not of type 'object'" in reply.body['badRequest']['message']
+
+
+def test_chunked_body_over_the_limit_is_413(wired, admin):
+    import io
+    import webob
+    req = webob.Request.blank('/v2.1/flavors', method='POST')
+    req.headers['X-Auth-Token'] = 'admin:admin'
+    req.content_type = 'application/json'
+    req.body_file = io.BytesIO(b'{"flavor": "' + b'x' * 200000 + b'"}')
+    req.content_length = None
+    req.environ['wsgi.input_terminated'] = True
+    resp = req.get_response(admin.app)
+    assert resp.status_int == 413
+    assert b'"overLimit"' in resp.body
+    assert b'xxxx' not in resp.body
+
+
+def test_invalid_json_is_not_echoed(wired, admin):
+    raw = '{"flavor": "%s' % ('secret' * 1000)
+    reply = admin.request('POST', '/flavors', raw=raw)
+    assert reply.body == {'badRequest': {
+        'code': 400, 'message': 'Malformed request body'}}
