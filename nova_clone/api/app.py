@@ -1,7 +1,7 @@
 """Assembly of the nova-api WSGI application (middleware built in code).
 
-Outermost first: request id, fault wrapper, body size limit,
-authentication (keystone or noauth2), context, then pecan with the route
+Outermost first: request id, fault wrapper, body read timeout and size
+limit, authentication (keystone or noauth2), context, then pecan with the route
 table.
 """
 
@@ -117,6 +117,7 @@ def make_app(conf):
     else:
         app = auth.keystone_auth(app, conf)
     app = body_limit.RequestBodySizeLimiter(app, conf)
+    app = body_limit.BodyReadTimeout(app, conf.api.request_body_timeout)
     app = faults.FaultWrapper(app)
     app = ComputeRequestId(app)
     return app

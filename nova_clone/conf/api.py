@@ -28,6 +28,10 @@ api_opts += [
     cfg.BoolOpt('enable_instance_password', default=True,
                 help='Return an adminPass in the create and rebuild '
                      'responses.'),
+    cfg.IntOpt('request_body_timeout', default=30, min=1,
+               help='Seconds a request body may stop arriving: then the '
+                    'request gets a 400 and its connection closes, instead '
+                    'of holding a server thread.'),
     cfg.BoolOpt('use_forwarded_for', default=False,
                 help='Trust X-Forwarded-For as the client address; only '
                      'behind a proxy that sets it.'),
