@@ -68,11 +68,7 @@ class _PatientInput(object):
             raise self._stalled() from None
 
     def __iter__(self):
-        while True:
-            line = self.readline()
-            if not line:
-                return
-            yield line
+        return iter(self.readline, b'')
 
 
 class BodyReadTimeout(object):
