@@ -167,7 +167,9 @@ def _server_argv(server, conf, port):
 
 
 @pytest.mark.parametrize('server', ['nova-api', 'gunicorn'])
-def test_a_stalled_body_is_400(conf_dir, server):
+def test_body_limits_under_each_server(conf_dir, server):
+    """A body over max_request_body_size is a 413, one that stalls for
+    request_body_timeout a 400."""
     port = _free_port()
     conf = _write_conf(conf_dir, port)
     proc = subprocess.Popen(_server_argv(server, conf, port),
@@ -177,6 +179,14 @@ def test_a_stalled_body_is_400(conf_dir, server):
     try:
         base = 'http://127.0.0.1:%d' % port
         _wait_up(base + '/', proc)
+        for size in (114689, 50 * 1024 * 1024):
+            big = requests.post(
+                base + '/v2.1/flavors', data=b'{"flavor": "%s"}' % (
+                    b'x' * (size - 14)), timeout=60, headers={
+                    'X-Auth-Token': 'admin:admin',
+                    'Content-Type': 'application/json'})
+            assert big.status_code == 413
+            assert big.json()['overLimit']['code'] == 413
         status, body, took = _stalled_post(port)
         assert status == 400, body
         assert b'"badRequest"' in body
