@@ -17,6 +17,10 @@ from oslo_log import log as logging
 
 LOG = logging.getLogger(__name__)
 
+# The environ key of the client's socket, for an application that bounds
+# its own reads (nova-api's request body timeout).
+SOCKET_ENVIRON_KEY = 'nova_clone.socket'
+
 
 class PortInUse(RuntimeError):
     """The address asked for is already taken."""
@@ -40,6 +44,9 @@ class _BodyReader:
         self._left = length or 0
         self._chunked = chunked
         self._done = not chunked and not length
+        # A read failed (timed out): where the next request starts is
+        # unknown, the connection cannot be reused.
+        self.failed = False
 
     def _next_chunk(self):
         line = self._rfile.readline(65537)
@@ -57,6 +64,13 @@ class _BodyReader:
         self._left = size
 
     def read(self, size=-1):
+        try:
+            return self._read(size)
+        except OSError:
+            self.failed = self._done = True
+            raise
+
+    def _read(self, size):
         out = []
         while not self._done and (size is None or size < 0 or size > 0):
             if self._left == 0:
@@ -183,6 +197,7 @@ class _QuietHandler(simple_server.WSGIRequestHandler):
             length = 0
         body = _BodyReader(self.rfile, length=length, chunked=chunked)
         environ = self.get_environ()
+        environ[SOCKET_ENVIRON_KEY] = self.connection
         if chunked:
             # No length: tell the app (webob) the stream ends by itself.
             environ.pop('HTTP_TRANSFER_ENCODING', None)
@@ -198,7 +213,7 @@ class _QuietHandler(simple_server.WSGIRequestHandler):
         except OSError:
             self.close_connection = True
             return
-        if not handler.keep_alive:
+        if not handler.keep_alive or body.failed:
             self.close_connection = True
 
 

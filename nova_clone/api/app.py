@@ -1,7 +1,8 @@
 """Assembly of the nova-api WSGI application (middleware built in code).
 
-Outermost first: request id, fault wrapper, authentication (keystone or
-noauth2), context, then pecan with the route table.
+Outermost first: request id, fault wrapper, body read timeout and size
+limit, authentication (keystone or noauth2), context, then pecan with the route
+table.
 """
 
 from oslo_log import log as logging
@@ -13,6 +14,7 @@ import webob
 import webob.acceptparse
 
 from nova_clone.api import auth
+from nova_clone.api import body_limit
 from nova_clone.api import faults
 from nova_clone.api import root
 from nova_clone.api import router
@@ -114,6 +116,8 @@ def make_app(conf):
         app = auth.NoAuthMiddleware(app)
     else:
         app = auth.keystone_auth(app, conf)
+    app = body_limit.RequestBodySizeLimiter(app, conf)
+    app = body_limit.BodyReadTimeout(app, conf.api.request_body_timeout)
     app = faults.FaultWrapper(app)
     app = ComputeRequestId(app)
     return app

@@ -104,10 +104,47 @@ def parse_body(req):
         raise webob.exc.HTTPUnsupportedMediaType(
             explanation='Unsupported Content-Type')
     try:
-        return jsonutils.loads(req.body)
-    except ValueError:
+        body = jsonutils.loads(req.body)
+    except (ValueError, RecursionError):
+        # RecursionError: nested deeper than the interpreter's stack.
         raise webob.exc.HTTPBadRequest(
             explanation='Malformed request body')
+    _check_decoded(body)
+    return body
+
+
+# No request of the compute API nests deeper than a few levels; a deeper
+# body would only trip the recursion limit of a later step.
+MAX_BODY_DEPTH = 32
+
+
+def _check_decoded(body):
+    """Refuse what JSON can say but nothing downstream can store or
+    walk: lone UTF-16 surrogates (``"\\ud800"``, not encodable as
+    UTF-8) and nesting deeper than MAX_BODY_DEPTH."""
+    pending = [(body, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, str):
+            if not value.isascii():
+                try:
+                    value.encode('utf-8')
+                except UnicodeEncodeError:
+                    raise webob.exc.HTTPBadRequest(
+                        explanation='Malformed request body: a string '
+                                    'holds an unpaired surrogate')
+            continue
+        if not isinstance(value, (dict, list)):
+            continue
+        if depth > MAX_BODY_DEPTH:
+            raise webob.exc.HTTPBadRequest(
+                explanation='Malformed request body: nested deeper than '
+                            '%d levels' % MAX_BODY_DEPTH)
+        if isinstance(value, dict):
+            pending.extend((key, depth) for key in value)
+            pending.extend((item, depth + 1) for item in value.values())
+        else:
+            pending.extend((item, depth + 1) for item in value)
 
 
 def invoke(func, req, params, body=None):

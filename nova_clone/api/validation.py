@@ -208,7 +208,8 @@ def _strip_unknown(req, sch):
     known = set(sch.get('properties', {}))
     patterns = sch.get('patternProperties', {})
     import re
-    for key in list(req.GET.keys()):
+    # A repeated parameter is one key of the multidict: delete it once.
+    for key in set(req.GET.keys()):
         if key in known or any(re.match(p, key) for p in patterns):
             continue
         del req.GET[key]

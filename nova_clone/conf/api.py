@@ -17,8 +17,10 @@ api_opts = [
                     'request host.'),
     cfg.BoolOpt('instance_list_per_project_cells', default=False,
                 help='Only query the cells where the project has instances.'),
-    cfg.IntOpt('list_records_by_skipping_down_cells', default=1,
-               help='Kept for config compatibility.'),
+    cfg.BoolOpt('list_records_by_skipping_down_cells', default=True,
+                help='A server list leaves out the servers of a cell that '
+                     'fails or does not answer in time; when False, such a '
+                     'list fails with a 500 instead.'),
 ]
 
 # Appended by the API helper.
@@ -26,6 +28,10 @@ api_opts += [
     cfg.BoolOpt('enable_instance_password', default=True,
                 help='Return an adminPass in the create and rebuild '
                      'responses.'),
+    cfg.IntOpt('request_body_timeout', default=30, min=1,
+               help='Seconds a request body may stop arriving: then the '
+                    'request gets a 400 and its connection closes, instead '
+                    'of holding a server thread.'),
     cfg.BoolOpt('use_forwarded_for', default=False,
                 help='Trust X-Forwarded-For as the client address; only '
                      'behind a proxy that sets it.'),

@@ -394,13 +394,21 @@ class Instance(base.NovaPersistentObject, base.NovaObject,
     @base.remotable
     def delete_metadata_key(self, key):
         """Remove one metadata item now, leaving other changes pending."""
-        wanted = dict(self._orig_metadata)
-        wanted.pop(key, None)
-        db.instance_update(self._context, self.uuid, {},
-                           {'metadata': wanted})
-        if key in self.metadata:
-            del self.metadata[key]
-        self._orig_metadata.pop(key, None)
+        self.update_metadata({}, delete_keys=[key])
+
+    @base.remotable
+    def update_metadata(self, updates, delete_keys=(), replace=False,
+                        max_items=None):
+        """Merge ``updates`` into the stored metadata now (all of it when
+        ``replace``), ``delete_keys`` removed, at most ``max_items`` keys
+        (MetadataLimitExceeded): a read-modify-write in the database, so
+        concurrent updates lose no key.  ``metadata`` becomes what is
+        stored; other changes stay pending."""
+        stored = db.instance_metadata_update(
+            self._context, self.uuid, updates, delete_keys=delete_keys,
+            replace=replace, max_items=max_items)
+        self.metadata = stored
+        self.obj_reset_changes(['metadata'])
 
     def obj_load_attr(self, attrname):
         if attrname not in INSTANCE_OPTIONAL_ATTRS:

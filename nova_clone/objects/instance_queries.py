@@ -423,6 +423,38 @@ def _set_kv(context, model, instance_uuid, wanted, new=False):
     return dict(wanted)
 
 
+
+@functools.lru_cache(maxsize=None)
+def _lock_live_instance():
+    table = models.Instance.__table__
+    return sa.select(table.c.id).where(
+        table.c.uuid == sa.bindparam('uuid'),
+        table.c.deleted == 0).with_for_update()
+
+
+@queries.connection_writer
+def instance_metadata_update(context, uuid, updates, delete_keys=(),
+                             replace=False, max_items=None):
+    """Merge ``updates`` into an instance's metadata (or make them all of
+    it when ``replace``) and drop ``delete_keys``, in one transaction
+    holding the instance row: concurrent callers each see the other's
+    keys, none is lost.  Raises MetadataLimitExceeded, writing nothing,
+    when the result holds more than ``max_items`` keys.  Returns the
+    metadata now stored."""
+    conn = queries.connection(context)
+    if conn.execute(_lock_live_instance(), {'uuid': uuid}).first() is None:
+        raise exception.InstanceNotFound(instance_id=uuid)
+    table = models.InstanceMetadata.__table__
+    wanted = {} if replace else {
+        row.key: row.value
+        for row in conn.execute(_live_kv(table), {'uuid': uuid})}
+    for key in delete_keys:
+        wanted.pop(key, None)
+    wanted.update(updates)
+    if max_items is not None and 0 <= max_items < len(wanted):
+        raise exception.MetadataLimitExceeded(allowed=max_items)
+    return _set_kv(context, models.InstanceMetadata, uuid, wanted)
+
 _SG = models.SecurityGroup.__table__
 _SGA = models.SecurityGroupInstanceAssociation.__table__
 _GROUP_BY_NAME = sa.select(_SG.c.id, _SG.c.name).where(

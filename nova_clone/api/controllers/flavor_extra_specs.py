@@ -4,19 +4,35 @@ import webob.exc
 
 from nova_clone.api import auth
 from nova_clone.api.controllers import flavors
+from nova_clone.api import microversion
 from nova_clone.api import resource
 from nova_clone.api.schemas import flavors as schema
 from nova_clone.api import validation
+from nova_clone.api import validation_extra_specs
 from nova_clone import exception
 from nova_clone.policies import flavors as fl_policies
 
 
-def _as_strings(specs):
+# From 2.86 extra specs Nova knows are checked when set.
+VALIDATED_VERSION = '2.86'
+MAX_VALUE_LENGTH = 255
+
+
+def _checked_strings(req, specs):
+    """The specs as stored (strings), each checked as Nova checks it."""
+    validated = microversion.is_supported(req, VALIDATED_VERSION)
     out = {}
     for key, value in specs.items():
-        if isinstance(value, bool):
+        if not isinstance(value, str):
+            # The schema bounds strings only; a number can be longer.
             value = str(value)
-        out[key] = str(value) if not isinstance(value, str) else value
+            if len(value) > MAX_VALUE_LENGTH:
+                raise webob.exc.HTTPBadRequest(
+                    explanation='extra_specs value has more than %d '
+                                'characters.' % MAX_VALUE_LENGTH)
+        if validated:
+            validation_extra_specs.validate(key, value)
+        out[key] = value
     return out
 
 
@@ -33,7 +49,7 @@ class FlavorExtraSpecsController(object):
     def create(self, req, flavor_id, body):
         context = auth.get_context(req)
         context.can(fl_policies.EXTRA_SPECS % 'create', target={})
-        specs = _as_strings(body['extra_specs'])
+        specs = _checked_strings(req, body['extra_specs'])
         flavor = flavors.get_flavor(context, flavor_id)
         merged = dict(flavor.extra_specs or {})
         merged.update(specs)
@@ -48,7 +64,7 @@ class FlavorExtraSpecsController(object):
         if key not in body:
             raise webob.exc.HTTPBadRequest(
                 explanation='Request body and URI mismatch')
-        specs = _as_strings(body)
+        specs = _checked_strings(req, body)
         flavor = flavors.get_flavor(context, flavor_id)
         merged = dict(flavor.extra_specs or {})
         merged.update(specs)

@@ -46,18 +46,15 @@ class ServerMetadataController(object):
     def create(self, req, server_id, body):
         context, instance = _server(req, server_id, md_policies.METADATA %
                                     'create')
-        meta = _metadata(instance)
-        meta.update(body['metadata'])
-        return {'metadata': self._save(context, instance, meta,
-                                       'update metadata')}
+        return {'metadata': _save(context, instance, 'update metadata',
+                                  body['metadata'])}
 
     @validation.schema(schema.update_all)
     def update_all(self, req, server_id, body):
         context, instance = _server(req, server_id, md_policies.METADATA %
                                     'update_all')
-        return {'metadata': self._save(context, instance,
-                                       dict(body['metadata']),
-                                       'update metadata')}
+        return {'metadata': _save(context, instance, 'update metadata',
+                                  body['metadata'], replace=True)}
 
     @validation.schema(schema.update)
     def update(self, req, server_id, key, body):
@@ -66,34 +63,34 @@ class ServerMetadataController(object):
         if key not in body['meta']:
             raise webob.exc.HTTPBadRequest(
                 explanation='Request body and URI mismatch')
-        meta = _metadata(instance)
-        meta.update(body['meta'])
-        self._save(context, instance, meta, 'update metadata')
+        _save(context, instance, 'update metadata', body['meta'])
         return {'meta': body['meta']}
 
     @resource.response(204)
     def delete(self, req, server_id, key):
         context, instance = _server(req, server_id, md_policies.METADATA %
                                     'delete')
-        meta = _metadata(instance)
-        if key not in meta:
+        if key not in _metadata(instance):
             raise webob.exc.HTTPNotFound(
                 explanation='Metadata item was not found')
-        del meta[key]
-        self._save(context, instance, meta, 'delete metadata')
+        _save(context, instance, 'delete metadata', {}, delete_keys=[key])
 
-    def _save(self, context, instance, meta, action):
-        preconditions.check(context, instance, action)
-        try:
-            quota.check_metadata_items(context, meta)
-        except exception.MetadataLimitExceeded as exc:
-            raise webob.exc.HTTPForbidden(explanation=exc.format_message())
-        try:
-            updated = servers.compute_api().update_instance(
-                context, instance, {'metadata': meta})
-        except exception.InstanceNotFound as exc:
-            raise webob.exc.HTTPNotFound(explanation=exc.format_message())
-        return dict(server_views.attr(updated, 'metadata', meta) or {})
+
+def _save(context, instance, action, updates, delete_keys=(),
+          replace=False):
+    """Write the change as one merge in the database (concurrent requests
+    lose none of each other's keys); returns the metadata now stored."""
+    preconditions.check(context, instance, action)
+    limit = quota.get_limits_for(context,
+                                 context.project_id)['metadata_items']
+    try:
+        instance.update_metadata(updates, delete_keys=delete_keys,
+                                 replace=replace, max_items=limit)
+    except exception.MetadataLimitExceeded as exc:
+        raise webob.exc.HTTPForbidden(explanation=exc.format_message())
+    except exception.InstanceNotFound as exc:
+        raise webob.exc.HTTPNotFound(explanation=exc.format_message())
+    return dict(instance.metadata)
 
 
 def _ips_view(addresses):

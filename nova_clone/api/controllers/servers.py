@@ -17,6 +17,7 @@ import webob.exc
 from nova_clone.api import auth
 from nova_clone.api import common
 from nova_clone.api import microversion
+from nova_clone.api import personality
 from nova_clone.api import resource
 from nova_clone.api.schemas import servers as schema
 from nova_clone.api import validation
@@ -218,16 +219,8 @@ class ServersController(object):
         if admin_password is None and CONF.api.enable_instance_password:
             admin_password = _password()
 
-        injected_files = []
-        for item in server.get('personality') or []:
-            try:
-                contents = base64.b64decode(item.get('contents', ''),
-                                            validate=True)
-            except ValueError:
-                raise common.bad_request('Personality content for %s '
-                                         'cannot be decoded'
-                                         % item.get('path'))
-            injected_files.append((item.get('path'), contents))
+        injected_files = personality.injected_files(
+            context, server.get('personality'))
 
         hints = body.get('os:scheduler_hints') or body.get(
             'OS-SCH-HNT:scheduler_hints') or {}

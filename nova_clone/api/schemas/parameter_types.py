@@ -74,8 +74,9 @@ flavor_param_non_negative['maximum'] = 2 ** 31 - 1
 
 hostname = {
     'type': 'string', 'minLength': 2, 'maxLength': 63,
-    # RFC 1123 host name label, as on create/update 2.90-2.93.
-    'pattern': '^[a-zA-Z0-9-._]*$',
+    # One RFC 1123 label (create/update 2.90-2.93): no dots; an FQDN is
+    # accepted from 2.94 (fqdn below).
+    'pattern': '^[a-zA-Z0-9]+[a-zA-Z0-9-]*[a-zA-Z0-9]+$',
 }
 
 fqdn = {

@@ -11,6 +11,7 @@ import re
 
 from oslo_log import log as logging
 
+from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
 
@@ -119,7 +120,6 @@ def _normalize_sort(sort_keys, sort_dirs):
 
 def _cells(context, filters):
     objects = _objects()
-    from nova_clone.conf import CONF
     project = filters.get('project_id')
     if project and CONF.api.instance_list_per_project_cells:
         return list(objects.CellMappingList.get_by_project_id(context,
@@ -257,6 +257,10 @@ def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
         if nova_context.is_cell_failure_sentinel(answer):
             if isinstance(answer, exception.MarkerNotFound):
                 raise answer
+            if not CONF.api.list_records_by_skipping_down_cells:
+                raise exception.NovaException(
+                    'Cell %s is not responding and the configuration says '
+                    'to fail the list' % cell.uuid)
             LOG.warning('Cell %s did not answer the server list; its '
                         'servers are left out', cell.uuid)
             continue

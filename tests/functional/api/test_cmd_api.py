@@ -42,6 +42,7 @@ def _write_conf(tmp, port):
                 'osapi_compute_listen_port = %d\n'
                 'log_file = %s\n'
                 '[api]\nauth_strategy = noauth2\n'
+                'request_body_timeout = 2\n'
                 '[api_database]\nconnection = sqlite:///%s/api.sqlite\n'
                 '[database]\nconnection = sqlite:///%s/cell1.sqlite\n'
                 % (port, os.path.join(tmp, 'api.log'), tmp, tmp))
@@ -55,7 +56,8 @@ def _wait_up(url, proc, timeout=30):
             raise AssertionError('nova-api exited with %s' % proc.returncode)
         try:
             return requests.get(url, timeout=2)
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):
+            # Not listening yet, or listening before its worker is ready.
             time.sleep(0.2)
     raise AssertionError('nova-api did not answer on %s' % url)
 
@@ -130,3 +132,74 @@ def test_wsgi_application_reads_nova_config_file(conf_dir):
                           cwd=os.path.dirname(conf_dir))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith('200 {"flavors": []}')
+
+
+def _stalled_post(port):
+    """POST a body that stops half way; (status, body, seconds taken)."""
+    start = time.monotonic()
+    with socket.create_connection(('127.0.0.1', port), timeout=30) as sock:
+        sock.sendall(b'POST /v2.1/flavors HTTP/1.1\r\nHost: localhost\r\n'
+                     b'X-Auth-Token: admin:admin\r\n'
+                     b'Content-Type: application/json\r\n'
+                     b'Content-Length: 100\r\n\r\n{"flavor": ')
+        data = b''
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break  # the server closed the connection
+            data += chunk
+    head, _sep, body = data.partition(b'\r\n\r\n')
+    return int(head.split()[1]), body, time.monotonic() - start
+
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))))
+
+
+def _server_argv(server, conf, port):
+    if server == 'nova-api':
+        return [BIN, '--config-file', conf]
+    return [sys.executable, '-m', 'gunicorn', '--worker-class', 'gthread',
+            '--threads', '2', '--bind', '127.0.0.1:%d' % port,
+            # The worker builds the app before it takes a request.
+            '--config', 'python:nova_clone.deploy.gunicorn_hooks',
+            'nova_clone.api.wsgi:application']
+
+
+@pytest.mark.parametrize('server', ['nova-api', 'gunicorn'])
+def test_body_limits_under_each_server(conf_dir, server):
+    """A body over max_request_body_size is a 413, one that stalls for
+    request_body_timeout a 400."""
+    port = _free_port()
+    conf = _write_conf(conf_dir, port)
+    proc = subprocess.Popen(_server_argv(server, conf, port),
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, cwd=_ROOT,
+                            env=dict(os.environ, NOVA_CONFIG_FILE=conf))
+    try:
+        base = 'http://127.0.0.1:%d' % port
+        _wait_up(base + '/', proc)
+        for size in (114689, 50 * 1024 * 1024):
+            big = requests.post(
+                base + '/v2.1/flavors', data=b'{"flavor": "%s"}' % (
+                    b'x' * (size - 14)), timeout=60, headers={
+                    'X-Auth-Token': 'admin:admin',
+                    'Content-Type': 'application/json'})
+            assert big.status_code == 413
+            assert big.json()['overLimit']['code'] == 413
+        status, body, took = _stalled_post(port)
+        assert status == 400, body
+        assert b'"badRequest"' in body
+        assert b'stopped arriving' in body
+        # request_body_timeout is 2 s; a connection's idle timeout, 120 s.
+        assert 1.5 < took < 15
+        # The server goes on serving.
+        assert requests.get(base + '/v2.1/flavors', timeout=5, headers={
+            'X-Auth-Token': 'admin:admin'}).status_code == 200
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -2,6 +2,7 @@
 server is still BUILD, update, delete, and every 4xx the API owes."""
 
 import base64
+import uuid
 
 import pytest
 
@@ -416,3 +417,79 @@ def test_personality_until_256(compute, bed, demo):
     assert bed.task_api.casts[-1][1]['injected_files'] == [
         ('/etc/motd', b'hello')]
     assert _boot(demo, version='2.57', personality=files).status == 400
+
+
+def _own_project(bed):
+    """A client of a project of its own: a full instance quota."""
+    return bed.client(user='u', project=uuid.uuid4().hex)
+
+
+def _files(count, path='/etc/motd', contents=b'hello'):
+    return [{'path': '%s%d' % (path, i) if count > 1 else path,
+             'contents': base64.b64encode(contents).decode()}
+            for i in range(count)]
+
+
+@pytest.mark.parametrize('files,message', [
+    (_files(6), 'Personality file limit exceeded'),
+    (_files(1, path='/' + 'p' * 255),
+     'Personality file path exceeds maximum 255'),
+    (_files(1, contents=b'x' * 10241),
+     'Personality file content exceeds maximum 10240'),
+    # Both lengths over: the path is the one reported.
+    (_files(1, path='/' + 'p' * 255, contents=b'x' * 10241),
+     'Personality file path exceeds maximum 255'),
+])
+def test_personality_over_quota_is_403(compute, bed, files, message):
+    reply = _boot(_own_project(bed), version='2.1', personality=files)
+    assert reply.status == 403, reply
+    assert reply.body == {'forbidden': {'code': 403, 'message': message}}
+
+
+def test_personality_at_the_limits_boots(compute, bed):
+    files = _files(4) + _files(1, path='/' + 'p' * 254,
+                               contents=b'x' * 10240)
+    reply = _boot(_own_project(bed), version='2.1', personality=files)
+    assert reply.status == 202, reply
+    assert len(bed.task_api.casts[-1][1]['injected_files']) == 5
+
+
+def test_personality_quota_follows_project_limits(compute, bed, admin):
+    client = _own_project(bed)
+    assert admin.put('/os-quota-sets/%s' % client.project, {
+        'quota_set': {'injected_files': 1}}).status == 200
+    reply = _boot(client, version='2.1', personality=_files(2))
+    assert reply.status == 403
+    assert reply.body['forbidden']['message'] == \
+        'Personality file limit exceeded'
+
+
+@pytest.mark.parametrize('version,status', [
+    ('2.90', 400), ('2.93', 400), ('2.94', 202)])
+def test_fqdn_hostname_from_2_94(compute, bed, version, status):
+    demo = _own_project(bed)
+    reply = _boot(demo, version=version, hostname='vm1.example.com')
+    assert reply.status == status, reply
+    if status == 202:
+        shown = demo.get('/servers/%s' % reply.body['server']['id'],
+                         version=version)
+        assert shown.body['server']['OS-EXT-SRV-ATTR:hostname'] == \
+            'vm1.example.com'
+
+
+@pytest.mark.parametrize('hostname', ['vm_1', '-vm', 'vm-', 'a'])
+def test_hostname_2_90_is_one_dns_label(compute, bed, hostname):
+    reply = _boot(_own_project(bed), version='2.90', hostname=hostname)
+    assert reply.status == 400
+
+
+def test_update_fqdn_hostname_from_2_94(compute, bed):
+    demo = _own_project(bed)
+    server_id = _boot(demo).body['server']['id']
+    body = {'server': {'hostname': 'vm1.example.com'}}
+    assert demo.put('/servers/%s' % server_id, body,
+                    version='2.93').status == 400
+    reply = demo.put('/servers/%s' % server_id, body, version='2.94')
+    assert reply.status == 200, reply
+    assert reply.body['server']['OS-EXT-SRV-ATTR:hostname'] == \
+        'vm1.example.com'
