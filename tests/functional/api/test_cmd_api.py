@@ -13,6 +13,7 @@ import pytest
 import requests
 
 from tests.functional.api import apifixture
+from tests import stop_signals
 
 BIN = os.path.join(os.path.dirname(sys.executable), 'nova-api')
 
@@ -93,6 +94,22 @@ def test_nova_api_serves_and_stops_on_sigterm(conf_dir):
     lines = [line for line in log.splitlines() if request_id in line]
     assert any('GET /v2.1/flavors' in line and 'status: 200' in line
                for line in lines), log[-2000:]
+
+
+def test_nova_api_stops_when_stop_signals_crowd_in(conf_dir):
+    port = _free_port()
+    conf = _write_conf(conf_dir, port)
+    proc = subprocess.Popen([BIN, '--config-file', conf],
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        _wait_up('http://127.0.0.1:%d/' % port, proc)
+        stop_signals.rain(proc.pid)
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def test_nova_api_reports_busy_port(conf_dir):

@@ -25,10 +25,11 @@ import time
 
 from oslo_log import log as logging
 
-from nova_clone.deploy import embedded_config
-from nova_clone.deploy import embedded_nova
-from nova_clone.deploy import embedded_peers
-from nova_clone.deploy import embedded_ports
+from nova_clone.deploy import clouds_yaml
+from nova_clone.embedded import config as embedded_config
+from nova_clone.embedded import nova as embedded_nova
+from nova_clone.embedded import peers as embedded_peers
+from nova_clone.embedded import ports as embedded_ports
 
 LOG = logging.getLogger(__name__)
 
@@ -46,6 +47,18 @@ _TRANSPORT = None
 StartError = embedded_config.StartError
 
 
+def clouds_entries(cloud_name, identity_url, creds):
+    """The clouds.yaml entries of a cloud: NAME (admin), NAME-demo."""
+    region = embedded_config.REGION
+    return {
+        cloud_name: clouds_yaml.entry(identity_url, 'admin',
+                                      creds['admin_password'], 'admin',
+                                      region),
+        cloud_name + '-demo': clouds_yaml.entry(
+            identity_url, 'demo', creds['demo_password'], 'demo', region),
+    }
+
+
 class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
     """Every service of a cloud, in this process.
 
@@ -59,8 +72,7 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
     def __init__(self, state_dir, host='127.0.0.1', ports=None, computes=2,
                  log_file=None, debug=False, config_files=(),
                  auth_strategy='keystone', conf_overrides=None,
-                 neutron_overrides=None, setup_logging=True, seed=True,
-                 allow_partial=False):
+                 neutron_overrides=None, setup_logging=True, seed=True):
         self.state_dir = os.path.abspath(state_dir)
         self.host = host
         self.ports = dict.fromkeys(LISTEN_ORDER, 0)
@@ -75,8 +87,6 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
         self.neutron_overrides = neutron_overrides or {}
         self.setup_logging = setup_logging
         self.do_seed = seed
-        self.allow_partial = allow_partial
-        self.missing = []
         self.layout = embedded_config.Layout(self.state_dir)
         self.creds = None
         self.urls = {}
@@ -125,18 +135,16 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
 
     def write_clouds_yaml(self, path=None):
         """Write the clouds.yaml entries; returns the paths written."""
-        from nova_clone.deploy import embedded_clouds
-        from nova_clone.deploy.embedded import CLOUD_NAME
-        clouds = embedded_clouds.entries(
-            CLOUD_NAME, self.urls['identity'], self.creds,
-            embedded_config.REGION)
+        from nova_clone.embedded.cli import CLOUD_NAME
+        clouds = clouds_entries(CLOUD_NAME, self.urls['identity'],
+                                self.creds)
         written = []
         local = os.path.join(self.state_dir, 'clouds.yaml')
-        if embedded_clouds.write(local, clouds):
+        if clouds_yaml.merge(local, clouds):
             written.append(local)
         target = os.path.abspath(os.path.expanduser(
-            path or embedded_clouds.USER_CLOUDS_YAML))
-        if target != local and embedded_clouds.write(target, clouds):
+            path or clouds_yaml.USER_CLOUDS_YAML))
+        if target != local and clouds_yaml.merge(target, clouds):
             written.append(target)
         return written
 
@@ -152,35 +160,25 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
         self._step('identity', self._start_identity)
         self._step('placement', self._start_placement)
         self._step('peers', self._start_peers)
-        if self._step('databases', self._prepare_databases):
-            if self._step('conductors+scheduler',
-                          self._start_control_services):
-                if self._step('computes', self._start_computes):
-                    self._step('discover hosts', self._discover_hosts)
-            self._step('nova-api', self._start_api)
-        if self.do_seed and not self.missing:
+        self._step('databases', self._prepare_databases)
+        self._step('conductors+scheduler', self._start_control_services)
+        self._step('computes', self._start_computes)
+        self._step('discover hosts', self._discover_hosts)
+        self._step('nova-api', self._start_api)
+        if self.do_seed:
             self._step('seed', self._seed)
         LOG.info('Embedded cloud ready: %s', ', '.join(
             '%s %.2fs' % t for t in self.timings))
         return self
 
     def _step(self, name, fn):
-        """Run one start-up step; True when it ran.
-
-        With allow_partial (tests while the tree is being written), a step
-        whose code is not there yet is skipped and named in ``missing``.
-        """
+        """Run one start-up step and time it."""
         started = time.monotonic()
         try:
             fn()
-        except ImportError as exc:
-            if not self.allow_partial:
-                raise StartError('%s cannot start: %s' % (name, exc))
-            LOG.warning('Skipping %s: %s', name, exc)
-            self.missing.append('%s (%s)' % (name, exc))
-            return False
+        except ImportError as exc:  # a dependency not installed
+            raise StartError('%s cannot start: %s' % (name, exc))
         self.timings.append((name, time.monotonic() - started))
-        return True
 
     def _take_lock(self):
         path = os.path.join(self.state_dir, 'lock')
@@ -201,7 +199,7 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
         self._lock_file = f
 
     def _listen(self):
-        from nova_clone.deploy.embedded import port_option
+        from nova_clone.embedded.cli import port_option
         from nova_clone import wsgi_server
         for name in LISTEN_ORDER:
             slot = embedded_ports.LateApp(name)
@@ -294,9 +292,9 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
             self.services.append(svc)
 
     def _seed(self):
-        from nova_clone.deploy import embedded_seed
+        from nova_clone.deploy import seed_data
         urls = dict(self.urls)
-        self.seed_names = embedded_seed.seed(self.admin_session(), urls)
+        self.seed_names = seed_data.seed(self.admin_session(), urls)
 
     # -- stop -----------------------------------------------------------
 
@@ -315,7 +313,7 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
         for host in hosts:
             _quietly(self.stop_compute, host)
         if hosts:
-            from nova_clone.deploy import embedded_guests
+            from nova_clone.embedded import guests as embedded_guests
             from nova_clone.virt import fake
             _quietly(embedded_guests.save, self.state_dir, hosts)
             fake.reset_hypervisors()
@@ -347,7 +345,7 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
         from nova_clone import context as nova_context
         from nova_clone.db.api import api as api_db
         from nova_clone.db.main import api as main_db
-        from nova_clone.peers import client_auth
+        from nova_clone import client_auth
         nova_context.forget_cells()
         api_db.reset()
         main_db.reset()

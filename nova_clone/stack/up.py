@@ -10,17 +10,17 @@ import threading
 import time
 import urllib.parse
 
-from nova_clone.deploy import clouds
+from nova_clone.stack import clouds
 from nova_clone.deploy import interpreter
-from nova_clone.deploy import keystone
-from nova_clone.deploy import placement
-from nova_clone.deploy import procs
-from nova_clone.deploy import stack_infra
-from nova_clone.deploy import stack_layout
-from nova_clone.deploy import stack_libvirt
-from nova_clone.deploy import stack_nova
-from nova_clone.deploy import stack_peers
-from nova_clone.deploy import stack_services
+from nova_clone.stack import keystone
+from nova_clone.stack import placement
+from nova_clone.stack import procs
+from nova_clone.stack import infra as stack_infra
+from nova_clone.stack import layout as stack_layout
+from nova_clone.stack import libvirt as stack_libvirt
+from nova_clone.stack import nova as stack_nova
+from nova_clone.stack import peers as stack_peers
+from nova_clone.stack import services as stack_services
 
 HTTP_TIMEOUT = 60
 RPC_TIMEOUT = 60
@@ -295,13 +295,13 @@ class Up(object):
         """DevStack-like defaults: flavors, a public image, a shared
         network (the same set as the embedded mode), made through the
         APIs by the admin and only where missing."""
-        from nova_clone.deploy import embedded_seed
+        from nova_clone.deploy import seed_data
         lay = self.layout
         say('- flavors, image %s, network %s' % (
-            embedded_seed.IMAGE_NAME, embedded_seed.NETWORK_NAME))
+            seed_data.IMAGE_NAME, seed_data.NETWORK_NAME))
         try:
-            embedded_seed.seed(self._admin_session(), self._api_urls())
-        except embedded_seed.SeedError as e:
+            seed_data.seed(self._admin_session(), self._api_urls())
+        except seed_data.SeedError as e:
             raise StackFailed('seeding through the APIs: %s (see %s)' % (
                 e, lay.log_file('nova-api')))
 
@@ -334,7 +334,7 @@ class Up(object):
                 'network': lay.url('neutron')}
 
     def seed_libvirt(self):
-        from nova_clone.deploy import embedded_seed
+        from nova_clone.deploy import seed_data
         lay = self.layout
         say('- guest images %s (ami), %s (aki), %s (ari), flavor %s' % (
             stack_libvirt.MACHINE_IMAGE, stack_libvirt.KERNEL_IMAGE,
@@ -342,14 +342,14 @@ class Up(object):
         try:
             stack_libvirt.seed(self._admin_session(), self._api_urls(),
                                self.payload)
-        except (embedded_seed.SeedError,
+        except (seed_data.SeedError,
                 stack_libvirt.LibvirtSetupError) as e:
             raise StackFailed('seeding the libvirt guest: %s (see %s)' % (
                 e, lay.log_file('glance')))
 
     def check(self, hosts):
         """Boot and delete a server per compute, as the last step."""
-        from nova_clone.deploy import stack_smoke
+        from nova_clone.stack import smoke as stack_smoke
         lay = self.layout
         say('- check: boot %d servers side by side, then delete them'
             % len(hosts))

@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from nova_clone.deploy import stack_ini
+from nova_clone.stack import ini as stack_ini
 
 # (service type, service name, path appended to the service's base URL)
 CATALOG = (

@@ -2,9 +2,9 @@
 
 import shutil
 
-from nova_clone.deploy import procs
-from nova_clone.deploy import stack_infra
-from nova_clone.deploy import stack_services
+from nova_clone.stack import procs
+from nova_clone.stack import infra as stack_infra
+from nova_clone.stack import services as stack_services
 
 
 def status_rows(layout):
@@ -25,7 +25,7 @@ def status_rows(layout):
             detail = 'not available (%s missing)' % service.missing()
         rows.append((service.name, pid if alive else None, alive, detail))
     if layout.driver == 'libvirt':
-        from nova_clone.deploy import stack_libvirt
+        from nova_clone.stack import libvirt as stack_libvirt
         rows.extend(stack_libvirt.status_rows(layout))
     return rows
 
@@ -63,7 +63,7 @@ def down(layout, purge=False, timeout=10.0):
               flush=True)
         stack_infra.drop_databases(layout.db_names())
         stack_infra.delete_vhosts(layout.vhosts())
-        from nova_clone.deploy import stack_libvirt
+        from nova_clone.stack import libvirt as stack_libvirt
         stack_libvirt.purge(layout)
         print('  removing %s' % layout.state_dir, flush=True)
         shutil.rmtree(layout.state_dir, ignore_errors=True)
@@ -73,7 +73,7 @@ def down(layout, purge=False, timeout=10.0):
 
 def _stop_libvirt(layout):
     """The daemons of a libvirt stack, and their guests, go with it."""
-    from nova_clone.deploy import stack_libvirt
+    from nova_clone.stack import libvirt as stack_libvirt
     result = stack_libvirt.stop(layout)
     if result != 'not running':
         print('  %-8s libvirtd (%s)' % (result,

@@ -4,10 +4,10 @@ import sys
 
 import pytest
 
-from nova_clone.deploy import procs
-from nova_clone.deploy import stack_layout
-from nova_clone.deploy import stack_services
-from nova_clone.deploy import stack_up
+from nova_clone.stack import procs
+from nova_clone.stack import layout as stack_layout
+from nova_clone.stack import services as stack_services
+from nova_clone.stack import up as stack_up
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 
-from nova_clone.deploy import stack_ini
+from nova_clone.stack import ini as stack_ini
 
 DRIVERS = {'fake': 'fake.FakeDriver', 'libvirt': 'libvirt.LibvirtDriver'}
 
@@ -107,7 +107,7 @@ def write_confs(layout):
                 'oslo_messaging_rabbit': _oslo_messaging()}
         if layout.driver == 'libvirt':
             # Its own daemon (tools/setup-libvirt), started by stack up.
-            from nova_clone.deploy import stack_libvirt
+            from nova_clone.stack import libvirt as stack_libvirt
             conf['libvirt'] = stack_libvirt.compute_section(layout, index)
         conf.update(_clients(layout))
         del conf['keystone_authtoken']

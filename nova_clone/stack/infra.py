@@ -7,7 +7,7 @@ creates (or, for ``down --purge``, drops) what belongs to it.
 import shutil
 import subprocess
 
-from nova_clone.deploy import stack_layout
+from nova_clone.stack import layout as stack_layout
 
 START_HINT = ('start them with: start-stop-daemon --start --oknodo '
               '--background --exec /usr/sbin/mariadbd; '

@@ -89,7 +89,7 @@ class StackLayout(object):
     @classmethod
     def create(cls, name, state_dir, host_ip, base_port, computes, cells,
                driver):
-        from nova_clone.deploy import procs
+        from nova_clone.stack import procs
         check_name(name)
         if base_port:
             if base_port + len(HTTP_SERVICES) > 65536 or base_port < 1024:

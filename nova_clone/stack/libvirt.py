@@ -1,10 +1,11 @@
 """The libvirt part of ``stack up --driver libvirt``.
 
-One private libvirtd per compute host, started by tools/setup-libvirt
-(own mount/UTS namespaces, nothing of the system's libvirt touched), and
-the tiny guest it builds, seeded into Glance as AMI-style images: a
-kernel (aki), a ramdisk (ari) and a machine image (ami) whose kernel_id,
-ramdisk_id and os_command_line tell the driver to boot it directly.
+One private libvirtd per compute host, started by the setup-libvirt
+script beside this module (own mount/UTS namespaces, nothing of the
+system's libvirt touched), and the tiny guest it builds, seeded into
+Glance as AMI-style images: a kernel (aki), a ramdisk (ari) and a
+machine image (ami) whose kernel_id, ramdisk_id and os_command_line tell
+the driver to boot it directly.
 """
 
 import hashlib
@@ -13,11 +14,12 @@ import shutil
 import subprocess
 import sys
 
-from nova_clone.deploy import procs
+from nova_clone.stack import procs
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-SETUP = os.path.join(ROOT, 'tools', 'setup-libvirt')
+# A bash script shipped inside the package (tools/setup-libvirt runs it
+# from a checkout); run through bash, so no executable bit is needed.
+SETUP = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                     'setup-libvirt')
 SETUP_TIMEOUT = 900          # the first run downloads a kernel package
 STOP_TIMEOUT = 120
 # Daemon N reports host name compute<N>: the node name of compute host N.
@@ -73,10 +75,8 @@ def compute_section(layout, index):
 def missing_prerequisites():
     """What keeps the daemons from starting here, or None."""
     if os.geteuid() != 0:
-        return ('tools/setup-libvirt runs the daemons in private '
+        return ('setup-libvirt runs the daemons in private '
                 'namespaces and needs root')
-    if not os.path.exists(SETUP):
-        return '%s is missing' % SETUP
     try:
         import libvirt  # noqa: F401
     except ImportError:
@@ -108,12 +108,12 @@ def start(layout):
     os.makedirs(layout.log_dir, exist_ok=True)
     try:
         with open(log, 'ab') as err:
-            proc = subprocess.run([SETUP, directory], env=env,
+            proc = subprocess.run(['bash', SETUP, directory], env=env,
                                   stdout=subprocess.PIPE, stderr=err,
                                   stdin=subprocess.DEVNULL,
                                   timeout=SETUP_TIMEOUT)
     except subprocess.TimeoutExpired:
-        raise LibvirtSetupError('tools/setup-libvirt did not finish within '
+        raise LibvirtSetupError('setup-libvirt did not finish within '
                                 '%ds; see %s' % (SETUP_TIMEOUT, log))
     if proc.returncode:
         tail = procs.log_tail(log, 6) or ''
@@ -121,12 +121,12 @@ def start(layout):
         if 'missing packages' in tail or 'apt-get' in tail:
             hint = ('; install the packages: apt-get install %s' % PACKAGES)
         raise LibvirtSetupError(
-            'tools/setup-libvirt failed (exit %d)%s; see %s\n%s'
+            'setup-libvirt failed (exit %d)%s; see %s\n%s'
             % (proc.returncode, hint, log, tail))
     values = _parse(proc.stdout.decode(errors='replace'))
     for index in range(1, layout.computes + 1):
         if values.get('LIBVIRT_URI_%d' % index) != uri(layout, index):
-            raise LibvirtSetupError('tools/setup-libvirt reported %r for '
+            raise LibvirtSetupError('setup-libvirt reported %r for '
                                     'daemon %d, expected %r' % (
                                         values.get('LIBVIRT_URI_%d' % index),
                                         index, uri(layout, index)))
@@ -193,14 +193,12 @@ def stop(layout):
         return 'not running'
     had_pid = any(os.path.exists(os.path.join(directory, d, 'libvirtd.pid'))
                   for d in os.listdir(directory))
-    if os.path.exists(SETUP):
-        try:
-            subprocess.run([SETUP, 'stop', directory],
-                           stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL,
-                           stdin=subprocess.DEVNULL, timeout=STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            pass
+    try:
+        subprocess.run(['bash', SETUP, 'stop', directory],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       stdin=subprocess.DEVNULL, timeout=STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pass
     # A guest the daemon could not destroy must not outlive the stack.
     import psutil
     for pid in _qemu_pids(layout):
@@ -226,8 +224,8 @@ def purge(layout):
 
 
 def _check(resp, what):
-    from nova_clone.deploy import embedded_seed
-    return embedded_seed._check(resp, what)
+    from nova_clone.deploy import seed_data
+    return seed_data._check(resp, what)
 
 
 def _image(session, image_url, name, fmt, path, **properties):
@@ -258,7 +256,7 @@ def _image(session, image_url, name, fmt, path, **properties):
 def seed(session, urls, payload):
     """Seed the guest images and the flavor; return their names.
 
-    payload: the KEY=VALUE output of tools/setup-libvirt.
+    payload: the KEY=VALUE output of setup-libvirt.
     """
     from concurrent import futures
     image_url = urls['image']

@@ -4,7 +4,7 @@ and merges settings exactly as requests does."""
 import pytest
 import requests
 
-from nova_clone.peers import client_auth
+from nova_clone import client_auth
 
 
 def _sessions():

@@ -1,5 +1,5 @@
 """gunicorn configuration shared by every WSGI service a stack runs
-(``-c python:nova_clone.deploy.gunicorn_hooks``)."""
+(``-c python:nova_clone.stack.gunicorn_hooks``)."""
 
 import sys
 

@@ -7,10 +7,10 @@ import time
 
 import psutil
 
-from nova_clone.deploy import procs
-from nova_clone.deploy import stack
-from nova_clone.deploy import stack_infra
-from nova_clone.deploy import stack_layout
+from nova_clone.stack import procs
+from nova_clone.stack import cli as stack
+from nova_clone.stack import infra as stack_infra
+from nova_clone.stack import layout as stack_layout
 
 SLEEPER = [sys.executable, '-c', 'import sys, time; time.sleep(60)']
 STUBBORN = [sys.executable, '-c',

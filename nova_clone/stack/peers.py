@@ -8,7 +8,7 @@ user, and (read by Neutron) how to reach nova-api with external events.
 
 import os
 
-from nova_clone.deploy import stack_ini
+from nova_clone.stack import ini as stack_ini
 
 PEERS = ('glance', 'neutron', 'cinder')
 

@@ -21,7 +21,11 @@ reads, from its own config file:
 ``[DEFAULT]``
     oslo.log's options (``log_file``, ``debug``).
 
-In the embedded mode the same options are read from nova.conf.
+They are registered only where a stand-in runs, never on nova's own
+options: nova.conf and its sample (etc/nova/nova.conf.sample) hold Nova's
+options alone.  ``oslo-config-generator --namespace nova_clone.peers``
+lists them.  The embedded mode sets them in code for each stand-in
+(nova_clone.embedded.config.peer_conf).
 """
 
 from keystoneauth1 import loading as ks_loading
@@ -77,9 +81,10 @@ def register_opts(conf):
 
 
 def list_opts():
-    return {
-        peers_group: peers_opts,
-        nova_group: (ks_loading.get_session_conf_options() +
-                     ks_loading.get_adapter_conf_options(
-                         include_deprecated=False)),
-    }
+    """For oslo-config-generator (namespace ``nova_clone.peers``)."""
+    return [
+        (peers_group, peers_opts),
+        (nova_group, (ks_loading.get_session_conf_options() +
+                      ks_loading.get_adapter_conf_options(
+                          include_deprecated=False))),
+    ]

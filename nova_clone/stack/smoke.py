@@ -13,9 +13,9 @@ here rather than on a user's first request.
 import time
 from concurrent import futures
 
-from nova_clone.deploy import embedded_seed
+from nova_clone.deploy import seed_data
 
-FLAVOR_ID = dict((f[0], f[1]) for f in embedded_seed.FLAVORS)['m1.nano']
+FLAVOR_ID = dict((f[0], f[1]) for f in seed_data.FLAVORS)['m1.nano']
 PREFIX = 'stack-check-'
 POLL_SECONDS = 0.1
 TIMEOUT = 90
@@ -33,9 +33,9 @@ def run(session, urls, count):
     """
     compute = urls['compute']
     image_id = _one_id(session, urls['image'] + '/v2/images',
-                       'images', embedded_seed.IMAGE_NAME)
+                       'images', seed_data.IMAGE_NAME)
     network_id = _one_id(session, urls['network'] + '/v2.0/networks',
-                         'networks', embedded_seed.NETWORK_NAME)
+                         'networks', seed_data.NETWORK_NAME)
     body = {'flavorRef': FLAVOR_ID, 'imageRef': image_id,
             'networks': [{'uuid': network_id}]}
     with futures.ThreadPoolExecutor(max_workers=count) as pool:

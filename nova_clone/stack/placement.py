@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from nova_clone.deploy import stack_ini
+from nova_clone.stack import ini as stack_ini
 
 WSGI_APP = 'placement.wsgi.api:application'
 

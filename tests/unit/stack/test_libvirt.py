@@ -4,9 +4,9 @@ import configparser
 
 import pytest
 
-from nova_clone.deploy import stack_layout
-from nova_clone.deploy import stack_libvirt
-from nova_clone.deploy import stack_nova
+from nova_clone.stack import layout as stack_layout
+from nova_clone.stack import libvirt as stack_libvirt
+from nova_clone.stack import nova as stack_nova
 
 
 def _layout(state_dir, computes=2, driver='libvirt'):
@@ -70,7 +70,7 @@ def test_seed_without_payload_is_a_clean_error(tmp_path):
 
 
 def test_up_without_root_says_why(tmp_path, monkeypatch, capsys):
-    from nova_clone.deploy import stack_up
+    from nova_clone.stack import up as stack_up
     monkeypatch.setattr(stack_libvirt.os, 'geteuid', lambda: 1000)
     with pytest.raises(stack_up.StackFailed, match='needs root'):
         stack_up.Up(_layout(tmp_path / 'st')).libvirt()

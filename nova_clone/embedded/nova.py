@@ -1,7 +1,7 @@
 """The embedded cloud's nova: databases and cell mappings, the computes,
 host discovery and nova-api.
 
-A mixin of EmbeddedCloud (nova_clone.deploy.embedded_cloud), which starts
+A mixin of EmbeddedCloud (nova_clone.embedded.cloud), which starts
 the conductors and the scheduler on the process's fake:// transport.
 """
 
@@ -10,7 +10,7 @@ import time
 
 from oslo_log import log as logging
 
-from nova_clone.deploy import embedded_config
+from nova_clone.embedded import config as embedded_config
 
 LOG = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class NovaMixin:
                               CELL1_NAME: cells[CELL1_NAME]}
 
     def _start_computes(self):
-        from nova_clone.deploy import embedded_guests
+        from nova_clone.embedded import guests as embedded_guests
         from concurrent import futures
         embedded_guests.restore(self.state_dir)
         hosts = ['compute%d' % i for i in range(1, self.num_computes + 1)]

@@ -1,6 +1,6 @@
 """stack up rewrites its config files but keeps what an operator added."""
 
-from nova_clone.deploy import stack_ini
+from nova_clone.stack import ini as stack_ini
 
 
 def test_rewrite_keeps_operator_options(tmp_path):

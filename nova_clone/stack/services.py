@@ -10,11 +10,11 @@ import importlib.util
 import os
 import sys
 
-from nova_clone.deploy import keystone
-from nova_clone.deploy import placement
-from nova_clone.deploy import procs
-from nova_clone.deploy import stack_nova
-from nova_clone.deploy import stack_peers
+from nova_clone.stack import keystone
+from nova_clone.stack import placement
+from nova_clone.stack import procs
+from nova_clone.stack import nova as stack_nova
+from nova_clone.stack import peers as stack_peers
 
 
 SERVICE_DOWN_TIME = 60
@@ -69,7 +69,7 @@ def _gunicorn(layout, name, app, workers=1, threads=8, access_log=False):
 def keystone_service(layout):
     return Service('keystone',
                    _gunicorn(layout, 'keystone',
-                             'nova_clone.deploy.keystone_wsgi:application',
+                             'nova_clone.stack.keystone_wsgi:application',
                              threads=16, access_log=True),
                    'http', env=keystone.wsgi_env(layout),
                    url=layout.url('keystone') + '/v3',
@@ -150,7 +150,7 @@ def answering(service):
 
 def heartbeat(service):
     """Latest heartbeat (UTC datetime) of an RPC service, or None."""
-    from nova_clone.deploy import stack_infra
+    from nova_clone.stack import infra as stack_infra
     sql = ('SELECT updated_at, created_at FROM services '
            'WHERE `binary` = %s AND deleted = 0')
     args = [service.binary]

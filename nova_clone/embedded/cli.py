@@ -1,12 +1,13 @@
 """``nova-clone up``: a whole cloud in this one process (the embedded mode).
 
-Every service of the multi-service stack runs here on its real code path:
-identity stand-in, Placement, the Glance/Neutron/Cinder stand-ins, the
-super and cell conductors, the scheduler, N fake compute hosts and nova-api,
-talking over oslo.messaging's in-process ``fake://`` transport and keeping
-their state in SQLite files under one state directory.  The assembly lives
-in ``embedded_cloud``; this module is only the command line, and keeps its
-imports light because ``nova-clone --help`` imports it.
+Every service of the multi-service stack runs here on its real code
+path: identity stand-in, Placement, the Glance/Neutron/Cinder stand-ins,
+the super and cell conductors, the scheduler, N fake compute hosts and
+nova-api, talking over oslo.messaging's in-process ``fake://`` transport
+and keeping their state in SQLite files under one state directory. The
+assembly lives in ``nova_clone.embedded.cloud``; this module is only the
+command line, and keeps its imports light because ``nova-clone --help``
+imports it.
 """
 
 import argparse
@@ -55,7 +56,7 @@ def _port(text):
 
 
 def add_arguments(parser):
-    from nova_clone.deploy import embedded_seed
+    from nova_clone.deploy import seed_data
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = (
         'Ports: nova-api 8774, identity 5000, placement 8778, glance 9292,\n'
@@ -66,7 +67,7 @@ def add_arguments(parser):
         '  nova-clone up --computes 3\n'
         '  openstack --os-cloud %s server create --flavor m1.tiny \\\n'
         '      --image %s --network %s --wait vm1'
-        % (CLOUD_NAME, embedded_seed.IMAGE_NAME, embedded_seed.NETWORK_NAME))
+        % (CLOUD_NAME, seed_data.IMAGE_NAME, seed_data.NETWORK_NAME))
     parser.add_argument(
         '--state-dir', metavar='DIR',
         help='Directory holding the SQLite databases, images, volumes, '
@@ -146,7 +147,7 @@ def run(args):
         args.state_dir or default_state_dir()))
 
     # Light checks first, so a busy port costs no start-up work at all.
-    from nova_clone.deploy import embedded_ports
+    from nova_clone.embedded import ports as embedded_ports
     busy = embedded_ports.first_busy(args.host, ports)
     if busy:
         service, port = busy
@@ -154,7 +155,7 @@ def run(args):
                      'with %s' % (port, args.host, service,
                                   port_option(service)))
 
-    from nova_clone.deploy import embedded_cloud
+    from nova_clone.embedded import cloud as embedded_cloud
     cloud = embedded_cloud.EmbeddedCloud(
         state_dir, host=args.host, ports=ports, computes=args.computes,
         log_file=args.log_file, debug=args.debug,

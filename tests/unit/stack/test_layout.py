@@ -5,11 +5,11 @@ import os
 
 import pytest
 
-from nova_clone.deploy import clouds
-from nova_clone.deploy import stack_ini
-from nova_clone.deploy import stack_layout
-from nova_clone.deploy import stack_nova
-from nova_clone.deploy import stack_peers
+from nova_clone.stack import clouds
+from nova_clone.stack import ini as stack_ini
+from nova_clone.stack import layout as stack_layout
+from nova_clone.stack import nova as stack_nova
+from nova_clone.stack import peers as stack_peers
 
 
 def _layout(tmp_path, **kw):

@@ -195,7 +195,7 @@ def peer_conf(name, layout, urls, creds, host, port, extra=None):
     from keystoneauth1 import loading as ks_loading
     from keystonemiddleware.auth_token import _opts as ksm_opts
 
-    from nova_clone.conf import peers as peers_conf
+    from nova_clone.peers import conf as peers_conf
 
     conf = cfg.ConfigOpts()
     peers_conf.register_opts(conf)

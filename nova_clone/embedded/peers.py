@@ -1,15 +1,22 @@
 """The embedded cloud's peers: identity, Placement and the Glance,
 Neutron and Cinder stand-ins, each a WSGI app on its own listener.
 
-A mixin of EmbeddedCloud (nova_clone.deploy.embedded_cloud), which owns
+A mixin of EmbeddedCloud (nova_clone.embedded.cloud), which owns
 the listeners (``self.slots``), the layout and the credentials.
 """
 
 from oslo_log import log as logging
 
-from nova_clone.deploy import embedded_config
+from nova_clone.embedded import config as embedded_config
+from nova_clone.peers import cinder
+from nova_clone.peers import glance
+from nova_clone.peers import identity
+from nova_clone.peers import neutron
+from nova_clone.peers import neutron_events
 
 LOG = logging.getLogger(__name__)
+
+STAND_INS = {'glance': glance, 'neutron': neutron, 'cinder': cinder}
 
 
 class PeersMixin:
@@ -34,7 +41,6 @@ class PeersMixin:
         return conf
 
     def _start_identity(self):
-        from nova_clone.peers import identity
         store = identity.make_store(self.layout.identity_db)
         self.peer_stores.append(store)
         identity.bootstrap(store, self.creds['admin_password'],
@@ -43,7 +49,7 @@ class PeersMixin:
         self.slots['identity'].app = identity.make_app(conf, store=store)
 
     def _start_placement(self):
-        from nova_clone.deploy import embedded_placement
+        from nova_clone.embedded import placement as embedded_placement
         auth = embedded_config.service_auth(
             self.urls['identity'], 'placement', self.creds['service_password'])
         auth['www_authenticate_uri'] = self.urls['identity']
@@ -51,20 +57,10 @@ class PeersMixin:
             self.layout.placement_db, auth=auth)
 
     def _start_peers(self):
-        import importlib
-        for name in ('glance', 'neutron', 'cinder'):
-            try:
-                module = importlib.import_module('nova_clone.peers.%s' % name)
-            except ImportError as exc:
-                if not self.allow_partial:
-                    raise
-                LOG.warning('Skipping the %s stand-in: %s', name, exc)
-                self.missing.append('%s (%s)' % (name, exc))
-                continue
+        for name, module in STAND_INS.items():
             extra = {}
             kwargs = {}
             if name == 'neutron':
-                from nova_clone.peers import neutron_events
                 nova_auth = embedded_config.service_auth(
                     self.urls['identity'], 'neutron',
                     self.creds['service_password'])
@@ -81,7 +77,7 @@ class PeersMixin:
             app = module.make_app(conf, store=store, **kwargs)
             self.slots[name].app = app
             if name == 'neutron':
-                self.neutron_app = _find_app(app, module.NeutronApp)
+                self.neutron_app = _find_app(app, neutron.NeutronApp)
 
     def set_send_vif_plugged(self, value):
         """Switch the Neutron stand-in's network-vif-plugged events."""

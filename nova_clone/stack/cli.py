@@ -1,11 +1,11 @@
 """``nova-clone stack up|down|status``: a multi-service deployment.
 
-Every service in its own process on this machine's MariaDB and
-RabbitMQ, with the real Keystone and Placement, the Glance, Neutron and
-Cinder stand-ins, nova-api, a super-conductor, one conductor per cell,
-the scheduler and N computes.  This module only parses options; the
-work lives in the stack_* modules (imported when a sub-command runs, so
-``nova-clone --help`` stays fast).
+Every service in its own process on this machine's MariaDB and RabbitMQ,
+with the real Keystone and Placement, the Glance, Neutron and Cinder
+stand-ins, nova-api, a super-conductor, one conductor per cell, the
+scheduler and N computes. This module only parses options; the work
+lives in the other nova_clone.stack modules (imported when a sub-command
+runs, so ``nova-clone --help`` stays fast).
 """
 
 DEFAULT_NAME = 'ncstack'
@@ -78,7 +78,7 @@ def add_arguments(parser):
 
 
 def _load(args):
-    from nova_clone.deploy import stack_layout
+    from nova_clone.stack import layout as stack_layout
     state_dir = args.state_dir or stack_layout.default_state_dir(args.name)
     layout = stack_layout.StackLayout.load(state_dir)
     if layout is None:
@@ -89,15 +89,15 @@ def _load(args):
 
 
 def run(args):
-    from nova_clone.deploy import stack_layout
+    from nova_clone.stack import layout as stack_layout
     try:
         if args.stack_command == 'up':
-            from nova_clone.deploy import stack_up
+            from nova_clone.stack import up as stack_up
             return stack_up.run(args)
         layout = _load(args)
         if layout is None:
             return 1
-        from nova_clone.deploy import stack_control
+        from nova_clone.stack import control as stack_control
         if args.stack_command == 'status':
             return stack_control.status(layout)
         return stack_control.down(layout, purge=args.purge,

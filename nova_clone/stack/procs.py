@@ -223,5 +223,5 @@ def gunicorn_argv(proc_name, host, port, app, workers=1, threads=8,
             # gunicorn's 2 s default closes them under a client that is
             # about to send, which the client sees as a reset.
             '--keep-alive', '75',
-            '--config', 'python:nova_clone.deploy.gunicorn_hooks'] + log + [
+            '--config', 'python:nova_clone.stack.gunicorn_hooks'] + log + [
                 app]
