@@ -1,8 +1,10 @@
-"""What a fresh embedded cloud starts with: flavors, an image, a network.
+"""What a fresh cloud starts with: flavors, an image, a network.
 
 Everything is created through the services' own REST APIs as the admin
 user would (so the data is exactly what the API would make), and only when
-missing: a restart finds it and creates nothing.
+missing: a restart finds it and creates nothing.  ``nova-clone up`` seeds
+all of it, ``nova-clone stack up`` too; the libvirt stack adds its guest
+images and flavor with ``ensure_image`` and ``ensure_flavors``.
 """
 
 import hashlib
@@ -47,7 +49,8 @@ class SeedError(RuntimeError):
     pass
 
 
-def _check(resp, what):
+def check(resp, what):
+    """``resp``, or SeedError naming ``what`` failed."""
     if resp.status_code >= 400:
         raise SeedError('%s failed: HTTP %s %s' % (
             what, resp.status_code, resp.text[:300]))
@@ -63,7 +66,8 @@ def seed(session, urls):
     from concurrent import futures
     # Independent services: seed them side by side to start faster.
     with futures.ThreadPoolExecutor(max_workers=4) as pool:
-        jobs = [pool.submit(_seed_flavors, session, urls['compute'], pool),
+        jobs = [pool.submit(ensure_flavors, session, urls['compute'], FLAVORS,
+                            pool),
                 pool.submit(_seed_image, session, urls['image']),
                 pool.submit(_seed_network, session, urls['network'])]
         for job in jobs:
@@ -76,12 +80,15 @@ def _get(session, url, **kw):
 
 
 def _post(session, url, body, what):
-    return _check(session.post(url, json=body, raise_exc=False), what)
+    return check(session.post(url, json=body, raise_exc=False), what)
 
 
-def _seed_flavors(session, compute_url, pool=None):
-    resp = _check(_get(session, compute_url + '/flavors/detail',
-                       params={'is_public': 'None'}), 'listing flavors')
+def ensure_flavors(session, compute_url, flavors, pool=None):
+    """Create those of ``flavors`` ((name, id, ram MiB, disk GiB, vcpus)
+    tuples) whose name or id no flavor has; with ``pool``, half of them
+    from one of its threads."""
+    resp = check(_get(session, compute_url + '/flavors/detail',
+                      params={'is_public': 'None'}), 'listing flavors')
     have = {f['name'] for f in resp.json().get('flavors', [])}
     have |= {f['id'] for f in resp.json().get('flavors', [])}
 
@@ -91,7 +98,7 @@ def _seed_flavors(session, compute_url, pool=None):
             'vcpus': vcpus}}, 'creating flavor %s' % name)
         LOG.info('Created flavor %s', name)
 
-    missing = [f for f in FLAVORS if f[0] not in have and f[1] not in have]
+    missing = [f for f in flavors if f[0] not in have and f[1] not in have]
     if pool is None:
         for flavor in missing:
             create(*flavor)
@@ -105,8 +112,16 @@ def _seed_flavors(session, compute_url, pool=None):
 
 
 def _seed_image(session, image_url):
-    resp = _check(_get(session, image_url + '/v2/images',
-                       params={'name': IMAGE_NAME}), 'listing images')
+    return ensure_image(session, image_url, IMAGE_NAME, image_bytes(),
+                        disk_format='raw', container_format='bare',
+                        min_disk=0, min_ram=0)
+
+
+def ensure_image(session, image_url, name, data, **fields):
+    """The id of active public image ``name``; created with ``fields``
+    and its ``data`` (bytes or a file) uploaded where missing."""
+    resp = check(_get(session, image_url + '/v2/images',
+                      params={'name': name}), 'listing images')
     images = resp.json().get('images', [])
     active = [i for i in images if i.get('status') == 'active']
     if active:
@@ -114,23 +129,21 @@ def _seed_image(session, image_url):
     if images:
         image_id = images[0]['id']
     else:
-        image = _post(session, image_url + '/v2/images', {
-            'name': IMAGE_NAME, 'disk_format': 'raw',
-            'container_format': 'bare', 'visibility': 'public',
-            'min_disk': 0, 'min_ram': 0}, 'creating image').json()
-        image_id = image['id']
-    _check(session.put(
-        image_url + '/v2/images/%s/file' % image_id, data=image_bytes(),
+        image_id = _post(session, image_url + '/v2/images',
+                         dict(fields, name=name, visibility='public'),
+                         'creating image %s' % name).json()['id']
+    check(session.put(
+        image_url + '/v2/images/%s/file' % image_id, data=data,
         headers={'Content-Type': 'application/octet-stream'},
-        raise_exc=False), 'uploading image data')
-    LOG.info('Created image %s (%s)', IMAGE_NAME, image_id)
+        raise_exc=False), 'uploading image %s' % name)
+    LOG.info('Created image %s (%s)', name, image_id)
     return image_id
 
 
 def _seed_network(session, network_url):
     base = network_url + '/v2.0'
-    resp = _check(_get(session, base + '/networks',
-                       params={'name': NETWORK_NAME}), 'listing networks')
+    resp = check(_get(session, base + '/networks',
+                      params={'name': NETWORK_NAME}), 'listing networks')
     networks = resp.json().get('networks', [])
     if networks:
         network_id = networks[0]['id']
@@ -139,8 +152,8 @@ def _seed_network(session, network_url):
             'name': NETWORK_NAME, 'shared': True, 'admin_state_up': True}},
             'creating network').json()['network']['id']
         LOG.info('Created network %s (%s)', NETWORK_NAME, network_id)
-    resp = _check(_get(session, base + '/subnets',
-                       params={'network_id': network_id}), 'listing subnets')
+    resp = check(_get(session, base + '/subnets',
+                      params={'network_id': network_id}), 'listing subnets')
     if not resp.json().get('subnets'):
         _post(session, base + '/subnets', {'subnet': {
             'name': SUBNET_NAME, 'network_id': network_id,

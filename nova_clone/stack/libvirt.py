@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 
+from nova_clone.deploy import seed_data
 from nova_clone.stack import procs
 
 # A bash script shipped inside the package (tools/setup-libvirt runs it
@@ -223,34 +224,12 @@ def purge(layout):
 # -- the guest in Glance and the flavor ----------------------------------
 
 
-def _check(resp, what):
-    from nova_clone.deploy import seed_data
-    return seed_data._check(resp, what)
-
-
 def _image(session, image_url, name, fmt, path, **properties):
     """The id of active image `name`, created and uploaded if missing."""
-    resp = _check(session.get(image_url + '/v2/images',
-                              params={'name': name}, raise_exc=False),
-                  'listing images')
-    images = resp.json().get('images', [])
-    active = [i for i in images if i.get('status') == 'active']
-    if active:
-        return active[0]['id']
-    if images:
-        image_id = images[0]['id']
-    else:
-        body = dict(properties, name=name, disk_format=fmt,
-                    container_format=fmt, visibility='public')
-        image_id = _check(session.post(image_url + '/v2/images', json=body,
-                                       raise_exc=False),
-                          'creating image %s' % name).json()['id']
     with open(path, 'rb') as data:
-        _check(session.put(
-            image_url + '/v2/images/%s/file' % image_id, data=data,
-            headers={'Content-Type': 'application/octet-stream'},
-            raise_exc=False), 'uploading %s' % name)
-    return image_id
+        return seed_data.ensure_image(
+            session, image_url, name, data, disk_format=fmt,
+            container_format=fmt, **properties)
 
 
 def seed(session, urls, payload):
@@ -273,19 +252,6 @@ def seed(session, urls, payload):
     _image(session, image_url, MACHINE_IMAGE, 'ami', payload['PAYLOAD_DISK'],
            kernel_id=kernel_id, ramdisk_id=ramdisk_id,
            os_command_line=CMDLINE)
-    _flavor(session, urls['compute'])
+    seed_data.ensure_flavors(session, urls['compute'], [FLAVOR])
     return {'image': MACHINE_IMAGE, 'flavor': FLAVOR[0],
             'marker': payload.get('GUEST_MARKER', GUEST_MARKER)}
-
-
-def _flavor(session, compute_url):
-    name, flavorid, ram, disk, vcpus = FLAVOR
-    resp = _check(session.get(compute_url + '/flavors/detail',
-                              params={'is_public': 'None'},
-                              raise_exc=False), 'listing flavors')
-    if any(f['name'] == name or f['id'] == flavorid
-           for f in resp.json().get('flavors', [])):
-        return
-    _check(session.post(compute_url + '/flavors', json={'flavor': {
-        'name': name, 'id': flavorid, 'ram': ram, 'disk': disk,
-        'vcpus': vcpus}}, raise_exc=False), 'creating flavor %s' % name)
