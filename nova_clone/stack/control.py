@@ -21,8 +21,6 @@ def status_rows(layout):
             detail = ('services row up in %s' % service.db
                       if alive and stack_services.rpc_up(service, pid)
                       else 'no heartbeat in %s' % service.db)
-        if service.missing() and not alive:
-            detail = 'not available (%s missing)' % service.missing()
         rows.append((service.name, pid if alive else None, alive, detail))
     if layout.driver == 'libvirt':
         from nova_clone.stack import libvirt as stack_libvirt

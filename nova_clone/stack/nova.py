@@ -106,7 +106,7 @@ def write_confs(layout):
                     instances_path=layout.path('nova', 'instances', host)),
                 'oslo_messaging_rabbit': _oslo_messaging()}
         if layout.driver == 'libvirt':
-            # Its own daemon (tools/setup-libvirt), started by stack up.
+            # Its own daemon (setup-libvirt), started by stack up.
             from nova_clone.stack import libvirt as stack_libvirt
             conf['libvirt'] = stack_libvirt.compute_section(layout, index)
         conf.update(_clients(layout))

@@ -18,17 +18,25 @@ from nova_clone.stack import peers as stack_peers
 
 
 SERVICE_DOWN_TIME = 60
+# What the stack extra installs (Keystone, its WSGI server, the MariaDB
+# client of every service's database URL): a stack runs nothing without.
+STACK_EXTRA = ('keystone', 'gunicorn', 'MySQLdb')
+
+
+def missing_dependencies():
+    """The modules of the stack extra that are not installed here."""
+    return [name for name in STACK_EXTRA
+            if importlib.util.find_spec(name) is None]
 
 
 class Service(object):
     """One process of the stack.
 
     kind: 'http' (probe: url answers) or 'rpc' (probe: services row).
-    needs: modules that must be importable for it to be started at all.
     """
 
     def __init__(self, name, argv, kind, env=None, url=None, db=None,
-                 binary=None, host=None, needs=()):
+                 binary=None, host=None):
         self.name = name
         self.argv = argv
         self.kind = kind
@@ -37,17 +45,6 @@ class Service(object):
         self.db = db
         self.binary = binary
         self.host = host
-        self.needs = tuple(needs)
-
-    def missing(self):
-        """The first needed module that does not exist, or None."""
-        for module in self.needs:
-            try:
-                if importlib.util.find_spec(module) is None:
-                    return module
-            except ImportError:
-                return module
-        return None
 
     def __repr__(self):
         return '<Service %s>' % self.name
@@ -72,8 +69,7 @@ def keystone_service(layout):
                              'nova_clone.stack.keystone_wsgi:application',
                              threads=16, access_log=True),
                    'http', env=keystone.wsgi_env(layout),
-                   url=layout.url('keystone') + '/v3',
-                   needs=['keystone', 'gunicorn'])
+                   url=layout.url('keystone') + '/v3')
 
 
 def support_services(layout):
@@ -82,14 +78,12 @@ def support_services(layout):
                         _gunicorn(layout, 'placement', placement.WSGI_APP,
                                  workers=2),
                         'http', env=placement.wsgi_env(layout),
-                        url=layout.url('placement') + '/',
-                        needs=['placement', 'gunicorn'])]
+                        url=layout.url('placement') + '/')]
     for peer in stack_peers.PEERS:
         services.append(Service(
             peer, [sys.executable, '-m', 'nova_clone.peers', peer,
                    '--config-file', stack_peers.conf_path(layout, peer)],
-            'http', url=layout.url(peer) + '/',
-            needs=['nova_clone.peers.__main__', 'nova_clone.peers.' + peer]))
+            'http', url=layout.url(peer) + '/'))
     return services
 
 
@@ -101,16 +95,15 @@ def control_services(layout):
                 _gunicorn(layout, 'nova-api',
                           'nova_clone.api.wsgi:application', workers=2),
                 'http', env={'NOVA_CONFIG_FILE': top},
-                url=layout.url('nova-api') + '/',
-                needs=['nova_clone.api.wsgi']),
+                url=layout.url('nova-api') + '/'),
         Service('nova-conductor', [_script('nova-conductor'),
                                    '--config-file', top],
                 'rpc', db=layout.db_name('nova_cell0'),
-                binary='nova-conductor', needs=['nova_clone.cmd.conductor']),
+                binary='nova-conductor'),
         Service('nova-scheduler', [_script('nova-scheduler'),
                                    '--config-file', top],
                 'rpc', db=layout.db_name('nova_cell0'),
-                binary='nova-scheduler', needs=['nova_clone.cmd.scheduler']),
+                binary='nova-scheduler'),
     ]
     for cell in range(1, layout.cells + 1):
         services.append(Service(
@@ -118,7 +111,7 @@ def control_services(layout):
             [_script('nova-conductor'), '--config-file',
              stack_nova.cell_conf_path(layout, cell)],
             'rpc', db=layout.db_name('nova_cell%d' % cell),
-            binary='nova-conductor', needs=['nova_clone.cmd.conductor']))
+            binary='nova-conductor'))
     return services
 
 
@@ -131,8 +124,7 @@ def compute_services(layout):
             [_script('nova-compute'), '--config-file',
              stack_nova.compute_conf_path(layout, host)],
             'rpc', db=layout.db_name('nova_cell%d' % cell),
-            binary='nova-compute', host=host,
-            needs=['nova_clone.cmd.compute']))
+            binary='nova-compute', host=host))
     return services
 
 

@@ -86,19 +86,12 @@ def in_parallel(*tracks):
 class Up(object):
     def __init__(self, layout):
         self.layout = layout
-        self.skipped = []
-        self.payload = None   # tools/setup-libvirt's output (libvirt only)
+        self.payload = None   # setup-libvirt's output (libvirt only)
 
     # -- process handling ------------------------------------------------
     def _launch(self, service):
-        """Start service unless it runs; return its pid or None (skip)."""
+        """Start service unless it runs; return its pid."""
         lay = self.layout
-        missing = service.missing()
-        if missing:
-            self.skipped.append((service.name, missing))
-            say('  skip   %-24s (%s is not available)'
-                % (service.name, missing))
-            return None
         pid = procs.running(lay.run_dir, service.name, lay.marker)
         if pid:
             say('  keep   %-24s pid %d (already running)'
@@ -187,6 +180,12 @@ class Up(object):
         note = interpreter.advice()
         if note:
             say(note)
+        missing = stack_services.missing_dependencies()
+        if missing:
+            raise StackFailed(
+                '%s not installed: a stack needs the stack extra (pip '
+                "install -c constraints.txt 'nova-clone[stack]')"
+                % ', '.join(missing))
         say('- checking MariaDB and RabbitMQ')
         stack_infra.check()
 
@@ -204,11 +203,7 @@ class Up(object):
         path = clouds.write(lay.clouds_yaml, lay.auth_url,
                             lay.admin_password)
         elapsed = time.monotonic() - started
-        if self.skipped:
-            say('Stack partly up in %.0fs: not started (missing code): %s'
-                % (elapsed, ', '.join(n for n, _ in self.skipped)))
-        else:
-            say('Stack up in %.0fs.' % elapsed)
+        say('Stack up in %.0fs.' % elapsed)
         _CLOCK['start'] = None  # the summary reads better unstamped
         say('Endpoints: keystone %s  nova %s/v2.1  placement %s' % (
             lay.url('keystone'), lay.url('nova-api'), lay.url('placement')))
@@ -255,14 +250,7 @@ class Up(object):
         say('- placement and the glance/neutron/cinder stand-ins')
         self._phase(stack_services.support_services(lay), HTTP_TIMEOUT)
 
-    def _nova_manage_missing(self):
-        return stack_services.Service(
-            'nova-manage', [], 'cmd',
-            needs=['nova_clone.cmd.manage']).missing()
-
     def nova_databases(self):
-        if self._nova_manage_missing():
-            return
         say('- nova-manage api_db sync, cell_v2 map_cell0/create_cell, '
             'db sync')
         stack_nova.prepare_databases(self.layout, self._cell_names())
@@ -270,10 +258,6 @@ class Up(object):
 
     def nova(self):
         lay = self.layout
-        if self._nova_manage_missing():
-            say('- nova: skipped, nova_clone.cmd.manage is not available')
-            self.skipped.append(('nova', 'nova_clone.cmd.manage'))
-            return
         say('- nova-api, conductors, scheduler')
         control = self._phase(stack_services.control_services(lay),
                               RPC_TIMEOUT)
@@ -307,7 +291,7 @@ class Up(object):
 
     def libvirt(self):
         lay = self.layout
-        say('- libvirtd for %s (tools/setup-libvirt, state in %s)' % (
+        say('- libvirtd for %s (setup-libvirt, state in %s)' % (
             ', '.join(lay.compute_hosts()), stack_libvirt.state_dir(lay)))
         try:
             self.payload = stack_libvirt.start(lay)

@@ -16,7 +16,7 @@ def up(tmp_path):
         'unitstack', str(tmp_path / 'st'), '127.0.0.1', 0, 1, 1, 'fake')
     runner = stack_up.Up(layout)
     yield runner
-    for name in ('web', 'dies', 'mute', 'absent'):
+    for name in ('web', 'dies', 'mute'):
         procs.stop(layout.run_dir, name, layout.marker, timeout=2)
 
 
@@ -62,13 +62,13 @@ def test_broken_service_times_out_with_its_status(up, capsys):
     assert 'answers HTTP 500' in capsys.readouterr().out
 
 
-def test_missing_code_is_skipped_not_started(up, capsys):
-    service = stack_services.Service('absent', ['true'], 'http',
-                                     url='http://127.0.0.1:1/',
-                                     needs=['nova_clone.no_such_module'])
-    assert up._phase([service], timeout=2) == {'absent': None}
-    assert up.skipped == [('absent', 'nova_clone.no_such_module')]
-    assert 'skip   absent' in capsys.readouterr().out
+def test_up_without_the_stack_extra_stops_naming_it(up, monkeypatch):
+    monkeypatch.setattr(stack_services, 'STACK_EXTRA',
+                        ('keystone', 'nc_not_installed'))
+    with pytest.raises(stack_up.StackFailed,
+                       match=r"^nc_not_installed not installed: .*"
+                             r"nova-clone\[stack\]"):
+        up.run()
 
 
 def test_port_taken_by_a_stranger_is_refused(up, capsys):
