@@ -51,7 +51,7 @@ def init_application():
 
 def prepare_application():
     """Build the app before the first request: a gunicorn worker of the
-    stack calls this as it starts (nova_clone.deploy.gunicorn_hooks), so
+    stack calls this as it starts (nova_clone.stack.gunicorn_hooks), so
     no user's request waits for the start-up (about 0.75 s of CPU)."""
     _get()
 

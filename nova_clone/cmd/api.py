@@ -1,13 +1,12 @@
 """nova-api: serves the compute REST API on
 [DEFAULT] osapi_compute_listen:osapi_compute_listen_port."""
 
-import signal
 import sys
-import threading
 
 from oslo_log import log as logging
 
 from nova_clone.cmd import common
+from nova_clone import stop_signal
 
 BINARY = 'nova-api'
 LOG = logging.getLogger(__name__)
@@ -28,17 +27,11 @@ def _serve():
                          '[DEFAULT] osapi_compute_listen_port to another '
                          'port\n' % (BINARY, port, host))
         return 1
-    stopping = threading.Event()
-
-    def stop(signum, frame):
-        LOG.info('%s stopping on signal %s', BINARY, signum)
-        stopping.set()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    stop = stop_signal.StopSignal()
+    stop.install()
     LOG.info('%s serving on %s', BINARY, handle.url)
-    while not stopping.wait(1):
-        pass
+    stop.wait()
+    LOG.info('%s stopping on %s', BINARY, stop.name())
     handle.stop()
     return 0
 

@@ -2,21 +2,26 @@
 
 ``nova-clone up`` runs every service in one process (the embedded mode);
 ``nova-clone stack up|down|status`` runs each service as its own process on
-MariaDB, RabbitMQ, Keystone and Placement.  Each sub-command lives in
-``nova_clone.deploy``; this module only dispatches.
+MariaDB, RabbitMQ, Keystone and Placement; ``nova-clone bench`` measures
+any cloud.  Each sub-command lives in its own module (nova_clone.embedded.cli,
+nova_clone.stack.cli, nova_clone.bench), whose module-level imports stay
+light; this module only dispatches.
 """
 
 import argparse
-import importlib
 import sys
+
+from nova_clone import bench
+from nova_clone.embedded import cli as embedded_cli
+from nova_clone.stack import cli as stack_cli
 
 # sub-command -> module providing add_arguments(parser) and run(args) -> int
 SUBCOMMANDS = {
-    'up': ('nova_clone.deploy.embedded',
+    'up': (embedded_cli,
            'Run a whole cloud in this process (the embedded mode).'),
-    'stack': ('nova_clone.deploy.stack',
+    'stack': (stack_cli,
               'Run a multi-service deployment: up, down, status.'),
-    'bench': ('nova_clone.deploy.bench',
+    'bench': (bench,
               'Boot N servers at concurrency C against a cloud and print '
               'one JSON line of measurements.'),
 }
@@ -27,10 +32,9 @@ def build_parser():
         prog='nova-clone', description='Run nova-clone deployments.')
     subparsers = parser.add_subparsers(dest='command', metavar='COMMAND')
     subparsers.required = True
-    for name, (module_name, help_text) in SUBCOMMANDS.items():
+    for name, (module, help_text) in SUBCOMMANDS.items():
         sub = subparsers.add_parser(name, help=help_text,
                                     description=help_text)
-        module = importlib.import_module(module_name)
         module.add_arguments(sub)
         sub.set_defaults(_run=module.run)
     return parser

@@ -15,7 +15,6 @@ from nova_clone.conf import default
 from nova_clone.conf import fake_driver
 from nova_clone.conf import keystone
 from nova_clone.conf import libvirt
-from nova_clone.conf import peers
 from nova_clone.conf import quota
 from nova_clone.conf import scheduler
 from nova_clone.conf import service_clients
@@ -25,7 +24,7 @@ CONF = cfg.CONF
 
 MODULES = [
     api, compute, conductor, database, default, fake_driver, keystone,
-    libvirt, peers, quota, scheduler, service_clients, workarounds,
+    libvirt, quota, scheduler, service_clients, workarounds,
 ]
 
 for _module in MODULES:

@@ -1,1 +1,2 @@
-"""Deployments of nova-clone: embedded (one process) and stack (many)."""
+"""What both deployments (nova_clone.embedded, nova_clone.stack) share:
+the first-start seed, clouds.yaml writing, the interpreter check."""

@@ -13,7 +13,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_clone import exception
-from nova_clone.peers import client_auth
+from nova_clone import client_auth
 
 LOG = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from oslo_log import log as logging
 from nova_clone import exception
 from nova_clone.network import model
 from nova_clone.network import requests as net_requests
-from nova_clone.peers import client_auth
+from nova_clone import client_auth
 
 LOG = logging.getLogger(__name__)
 

@@ -3,8 +3,8 @@
 ``LocalPeers(conf).start()`` serves the identity stand-in, then Glance,
 Neutron and Cinder (port 0 picks free ports, else the ``[peers]`` ports),
 points ``[keystone_authtoken]`` at the identity stand-in and fills the
-catalog.  ``conf`` must have nova_clone.conf.peers' options registered
-(nova_clone.conf.CONF has them).
+catalog.  ``conf`` must have the stand-ins' options registered
+(nova_clone.peers.conf.register_opts).
 """
 
 from keystoneauth1 import loading as ks_loading

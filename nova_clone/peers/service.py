@@ -6,7 +6,6 @@ each peer); ``main()`` is ``python -m nova_clone.peers``.
 """
 
 import argparse
-import importlib
 import sys
 
 from oslo_config import cfg
@@ -14,15 +13,21 @@ from oslo_log import log as logging
 
 from nova_clone import heap
 from nova_clone import stop_signal
+from nova_clone.peers import cinder
+from nova_clone.peers import conf as peers_conf
+from nova_clone.peers import glance
+from nova_clone.peers import identity
+from nova_clone.peers import neutron
 from nova_clone import wsgi_server
 
 LOG = logging.getLogger(__name__)
 
+# stand-in -> (its module, the [peers] option naming its port)
 SERVICES = {
-    'identity': ('nova_clone.peers.identity', 'identity_port'),
-    'glance': ('nova_clone.peers.glance', 'glance_port'),
-    'neutron': ('nova_clone.peers.neutron', 'neutron_port'),
-    'cinder': ('nova_clone.peers.cinder', 'cinder_port'),
+    'identity': (identity, 'identity_port'),
+    'glance': (glance, 'glance_port'),
+    'neutron': (neutron, 'neutron_port'),
+    'cinder': (cinder, 'cinder_port'),
 }
 
 
@@ -38,7 +43,7 @@ def endpoints_from_conf(conf):
 
 
 def build_app(name, conf):
-    module = importlib.import_module(SERVICES[name][0])
+    module = SERVICES[name][0]
     store = module.make_store(conf.peers.connection)
     store.create_all()
     if name == 'identity':
@@ -56,7 +61,6 @@ def start(name, conf, port=None):
         port = getattr(conf.peers, SERVICES[name][1])
     handle = wsgi_server.serve(app, conf.peers.listen, port, name=name)
     if name == 'identity':
-        from nova_clone.peers import identity
         endpoints = endpoints_from_conf(conf)
         endpoints.setdefault('identity', handle.url + '/v3')
         identity.set_endpoints(store, endpoints)
@@ -70,6 +74,7 @@ def main(argv=None):
     parser.add_argument('service', choices=sorted(SERVICES))
     args, rest = parser.parse_known_args(argv)
     from nova_clone.conf import CONF
+    peers_conf.register_opts(CONF)
     logging.register_options(CONF)
     try:
         CONF(rest, project='nova-clone-peers', prog='nova-clone-' +

@@ -1,7 +1,7 @@
 """An in-process cloud for functional tests, and helpers to drive it.
 
 ``get_cloud(computes=2)`` returns the process's running test cloud -- the
-same assembly as ``nova-clone up`` (nova_clone.deploy.embedded_cloud) on a
+same assembly as ``nova-clone up`` (nova_clone.embedded.cloud) on a
 temporary state directory and free ports -- starting it (or replacing one
 built with other start-up knobs) when needed.  Knobs that can change while
 the cloud runs are context managers on it:
@@ -27,7 +27,7 @@ import uuid
 import requests
 
 from nova_clone.conf import CONF
-from nova_clone.deploy import embedded_cloud
+from nova_clone.embedded import cloud as embedded_cloud
 
 DEFAULT_TIMEOUT = 20
 POLL = 0.05
@@ -321,12 +321,8 @@ class TestCloud:
             shutil.rmtree(self.state_dir, ignore_errors=True)
 
     def _lookup_seed(self):
-        """Ids of the seeded flavor, image and network (None if absent)."""
-        self.flavor_id = self.image_id = self.network_id = None
-        self.flavor_ids = {}
+        """Ids of the seeded flavor, image and network."""
         names = self.cloud.seed_names
-        if not names:  # a partial cloud: some services are not there yet
-            return
         flavors = {f['name']: f['id'] for f in self.admin_api.get_flavors()}
         self.flavor_id = flavors[names['flavor']]
         self.flavor_ids = flavors
@@ -334,11 +330,6 @@ class TestCloud:
         self.image_id = images[names['image']]
         nets = {n['name']: n['id'] for n in self.admin_api.get_networks()}
         self.network_id = nets[names['network']]
-
-    @property
-    def missing(self):
-        """Services the tree does not provide yet (partial cloud)."""
-        return self.cloud.missing
 
     @property
     def urls(self):

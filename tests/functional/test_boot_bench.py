@@ -6,7 +6,7 @@ import json
 import os
 import contextlib
 
-from nova_clone.deploy import bench
+from nova_clone import bench
 
 
 def _run(cloud, *extra):

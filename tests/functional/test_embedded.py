@@ -2,7 +2,7 @@
 
 import requests
 
-from nova_clone.deploy import embedded_seed
+from nova_clone.deploy import seed_data
 
 
 def test_compute_versions_document(cloud):
@@ -51,7 +51,7 @@ def test_catalog_names_every_service(cloud):
 
 def test_flavors_are_seeded_as_devstack(demo_api):
     flavors = {f['name']: f for f in demo_api.get_flavors()}
-    for name, flavorid, ram, disk, vcpus in embedded_seed.FLAVORS:
+    for name, flavorid, ram, disk, vcpus in seed_data.FLAVORS:
         flavor = flavors[name]
         assert (flavor['id'], flavor['ram'], flavor['disk'],
                 flavor['vcpus']) == (flavorid, ram, disk, vcpus)
@@ -59,25 +59,25 @@ def test_flavors_are_seeded_as_devstack(demo_api):
 
 def test_image_is_seeded_public_and_small(demo_api):
     images = [i for i in demo_api.get_images()
-              if i['name'] == embedded_seed.IMAGE_NAME]
+              if i['name'] == seed_data.IMAGE_NAME]
     assert len(images) == 1
     image = images[0]
     assert image['status'] == 'active'
     assert image['visibility'] == 'public'
-    assert image['size'] == embedded_seed.IMAGE_SIZE
+    assert image['size'] == seed_data.IMAGE_SIZE
     data = demo_api.request('GET', '/v2/images/%s/file' % image['id'],
                             base=demo_api.cloud.urls['image'], expected=200)
-    assert data.content == embedded_seed.image_bytes()
+    assert data.content == seed_data.image_bytes()
 
 
 def test_network_is_seeded_and_shared(demo_api, cloud):
     nets = [n for n in demo_api.get_networks()
-            if n['name'] == embedded_seed.NETWORK_NAME]
+            if n['name'] == seed_data.NETWORK_NAME]
     assert len(nets) == 1 and nets[0]['shared'] is True
     subnets = demo_api.request(
         'GET', '/v2.0/subnets', params={'network_id': nets[0]['id']},
         base=cloud.urls['network'], expected=200).json()['subnets']
-    assert [s['cidr'] for s in subnets] == [embedded_seed.SUBNET_CIDR]
+    assert [s['cidr'] for s in subnets] == [seed_data.SUBNET_CIDR]
 
 
 def test_every_service_reports_up(admin_api, cloud):
@@ -106,7 +106,7 @@ def test_boot_to_active_and_delete(demo_api, admin_api, cloud):
     admin_view = admin_api.get_server(server['id'])
     host = admin_view['OS-EXT-SRV-ATTR:host']
     assert host in cloud.compute_hosts
-    assert embedded_seed.NETWORK_NAME in server['addresses']
+    assert seed_data.NETWORK_NAME in server['addresses']
 
     event = demo_api.wait_for_instance_action_event(
         server['id'], 'create', 'compute__do_build_and_run_instance',

@@ -5,8 +5,8 @@ import socket
 
 import pytest
 
-from nova_clone.deploy import embedded
-from nova_clone.deploy import embedded_cloud
+from nova_clone.embedded import cli as embedded
+from nova_clone.embedded import cloud as embedded_cloud
 
 
 def _parse(*argv):
@@ -94,15 +94,15 @@ def test_state_dir_in_use_is_refused(tmp_path):
 def test_clouds_yaml_keeps_other_clouds_and_replaces_ours(tmp_path):
     import yaml
 
-    from nova_clone.deploy import embedded_clouds
+    from nova_clone.deploy import clouds_yaml
     path = tmp_path / 'clouds.yaml'
     path.write_text(yaml.safe_dump({'clouds': {
         'other': {'auth': {'auth_url': 'http://elsewhere'}},
         'nova-clone': {'auth': {'auth_url': 'http://stale'}}}}))
     creds = {'admin_password': 'pw', 'demo_password': 'pw'}
-    entries = embedded_clouds.entries('nova-clone', 'http://127.0.0.1:5000',
-                                      creds, 'RegionOne')
-    assert embedded_clouds.write(str(path), entries)
+    entries = embedded_cloud.clouds_entries(
+        'nova-clone', 'http://127.0.0.1:5000', creds)
+    assert clouds_yaml.merge(str(path), entries)
     clouds = yaml.safe_load(path.read_text())['clouds']
     assert clouds['other'] == {'auth': {'auth_url': 'http://elsewhere'}}
     assert clouds['nova-clone']['auth']['auth_url'] == 'http://127.0.0.1:5000'
@@ -112,8 +112,8 @@ def test_clouds_yaml_keeps_other_clouds_and_replaces_ours(tmp_path):
 
 
 def test_clouds_yaml_that_is_not_yaml_is_left_alone(tmp_path):
-    from nova_clone.deploy import embedded_clouds
+    from nova_clone.deploy import clouds_yaml
     path = tmp_path / 'clouds.yaml'
     path.write_text('clouds: [unclosed\n')
-    assert not embedded_clouds.write(str(path), {'nova-clone': {}})
+    assert not clouds_yaml.merge(str(path), {'nova-clone': {}})
     assert path.read_text() == 'clouds: [unclosed\n'

@@ -15,11 +15,11 @@ from oslo_config import cfg
 from nova_clone import context as nova_context
 from nova_clone import exception
 from nova_clone.conf import CONF
-from nova_clone.conf import peers as peers_conf
+from nova_clone.peers import conf as peers_conf
 from nova_clone.image import glance
 from nova_clone.network import model
 from nova_clone.network import neutron
-from nova_clone.peers import client_auth
+from nova_clone import client_auth
 from nova_clone.peers import local
 from nova_clone.volume import cinder
 

@@ -21,7 +21,7 @@ from keystoneauth1.identity import v3
 from oslo_config import cfg
 
 from nova_clone import wsgi_server
-from nova_clone.conf import peers as peers_conf
+from nova_clone.peers import conf as peers_conf
 from nova_clone.peers import identity
 from nova_clone.peers import local
 

@@ -16,7 +16,7 @@ from nova_clone.scheduler import utils as sched_utils
 
 @pytest.fixture(scope='module')
 def placement_url():
-    from nova_clone.deploy import embedded_placement
+    from nova_clone.embedded import placement as embedded_placement
     from nova_clone import wsgi_server
     tmp = tempfile.mkdtemp(prefix='nc_flow_placement_')
     app = embedded_placement.make_app(

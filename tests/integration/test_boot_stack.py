@@ -18,10 +18,10 @@ import psutil
 import pymysql
 import pytest
 
-from nova_clone.deploy import procs
-from nova_clone.deploy import stack_layout
-from nova_clone.deploy import stack_nova
-from nova_clone.deploy import stack_services
+from nova_clone.stack import procs
+from nova_clone.stack import layout as stack_layout
+from nova_clone.stack import nova as stack_nova
+from nova_clone.stack import services as stack_services
 from tests.integration.test_stack import Stack, _alive, _clone
 
 pytestmark = pytest.mark.integration

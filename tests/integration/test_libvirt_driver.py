@@ -396,9 +396,9 @@ def glance_images(tmp_path, libvirt_env):
     from keystoneauth1 import loading as ks_loading
     from oslo_config import cfg
 
-    from nova_clone.conf import peers as peers_conf
+    from nova_clone.peers import conf as peers_conf
     from nova_clone.image import glance
-    from nova_clone.peers import client_auth
+    from nova_clone import client_auth
     from nova_clone.peers import local
 
     password = 'secret'

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from nova_clone.deploy import embedded_seed
+from nova_clone.deploy import seed_data
 from tests import stop_signals
 
 pytestmark = pytest.mark.integration
@@ -182,7 +182,7 @@ def test_up_serves_the_openstack_cli_and_survives_restart(venv, deployment):
     flavors = {f['Name'] for f in _json(venv, deployment, 'flavor', 'list')}
     assert {'m1.tiny', 'm1.small', 'm1.medium', 'm1.large'} <= flavors
     # The seeded image and network, by the names the banner suggests.
-    image, network = embedded_seed.IMAGE_NAME, embedded_seed.NETWORK_NAME
+    image, network = seed_data.IMAGE_NAME, seed_data.NETWORK_NAME
     assert '--image %s --network %s' % (image, network) in banner
 
     # Boot, list, events, delete -- the "done when".

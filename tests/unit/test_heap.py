@@ -4,7 +4,7 @@ import gc
 import importlib
 import types
 
-from nova_clone.deploy import procs
+from nova_clone.stack import procs
 from nova_clone import heap
 
 
@@ -47,7 +47,7 @@ def prepare_application():
 
 
 def test_apps_without_a_prepare_step_are_frozen_by_the_hook():
-    from nova_clone.deploy import gunicorn_hooks
+    from nova_clone.stack import gunicorn_hooks
     # Placement's and Keystone's modules have no prepare_application.
     worker = types.SimpleNamespace(wsgi=types.SimpleNamespace(
         __module__='placement.wsgi.api'), log=None)

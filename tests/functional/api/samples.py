@@ -1,24 +1,25 @@
 """Compare our responses with Nova's api_samples: keys and value types,
-never the literal ids, names or dates."""
+never the literal ids, names or dates.
+
+The samples compared against are in doc/api_samples, laid out as in
+Nova's tree (doc/api_samples/<folder>/<file>.json); a test that compares
+with another sample adds that file there.
+"""
 
 import json
 import os
 import pathlib
 
-# shared/ sits beside the repository (in a developer's tree and in CI).
-_ROOT = pathlib.Path(__file__).resolve().parents[3]
-SAMPLES_DIR = os.environ.get(
-    'NOVA_API_SAMPLES',
-    str(_ROOT.parent / 'shared' / 'reference' / 'api_samples'))
+SAMPLES_DIR = str(pathlib.Path(__file__).resolve().parents[3] / 'doc' /
+                  'api_samples')
 
 
 def available():
     """The samples must be there: a missing folder fails the comparison
     tests instead of silently passing them."""
     if not os.path.isdir(SAMPLES_DIR):
-        raise AssertionError(
-            'Nova api_samples not found at %s; set NOVA_API_SAMPLES'
-            % SAMPLES_DIR)
+        raise AssertionError('Nova api_samples not found at %s'
+                             % SAMPLES_DIR)
     return True
 
 

@@ -1,5 +1,6 @@
 """The nova-api command and the WSGI entry point, as real processes."""
 
+import contextlib
 import os
 import shutil
 import signal
@@ -13,6 +14,7 @@ import pytest
 import requests
 
 from tests.functional.api import apifixture
+from tests import stop_signals
 
 BIN = os.path.join(os.path.dirname(sys.executable), 'nova-api')
 
@@ -62,12 +64,24 @@ def _wait_up(url, proc, timeout=30):
     raise AssertionError('nova-api did not answer on %s' % url)
 
 
-def test_nova_api_serves_and_stops_on_sigterm(conf_dir):
-    port = _free_port()
+@contextlib.contextmanager
+def _nova_api(conf_dir, port):
+    """A running nova-api on ``port``; killed if the test leaves it up."""
     conf = _write_conf(conf_dir, port)
     proc = subprocess.Popen([BIN, '--config-file', conf],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_nova_api_serves_and_stops_on_sigterm(conf_dir):
+    port = _free_port()
+    with _nova_api(conf_dir, port) as proc:
         base = 'http://127.0.0.1:%d' % port
         assert _wait_up(base + '/', proc).status_code == 200
         reply = requests.get(base + '/v2.1/flavors',
@@ -85,16 +99,20 @@ def test_nova_api_serves_and_stops_on_sigterm(conf_dir):
             'Malformed request body'
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     with open(os.path.join(conf_dir, 'api.log')) as f:
         log = f.read()
     # The request's log line carries its request id.
     lines = [line for line in log.splitlines() if request_id in line]
     assert any('GET /v2.1/flavors' in line and 'status: 200' in line
                for line in lines), log[-2000:]
+
+
+def test_nova_api_stops_when_stop_signals_crowd_in(conf_dir):
+    port = _free_port()
+    with _nova_api(conf_dir, port) as proc:
+        _wait_up('http://127.0.0.1:%d/' % port, proc)
+        stop_signals.rain(proc.pid)
+        assert proc.wait(timeout=15) == 0
 
 
 def test_nova_api_reports_busy_port(conf_dir):

@@ -5,7 +5,7 @@ import time
 from keystoneauth1 import exceptions as ks_exc
 from oslo_config import cfg
 
-from nova_clone.conf import peers as peers_conf
+from nova_clone.peers import conf as peers_conf
 from nova_clone.peers import neutron_events
 
 

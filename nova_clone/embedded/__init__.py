@@ -1,0 +1,1 @@
+"""``nova-clone up``: a whole cloud in one process (the embedded mode)."""
