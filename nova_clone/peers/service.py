@@ -6,23 +6,26 @@ each peer); ``main()`` is ``python -m nova_clone.peers``.
 """
 
 import argparse
-import importlib
 import sys
 
 from oslo_config import cfg
 from oslo_log import log as logging
 
 from nova_clone import heap
+from nova_clone.peers import cinder
+from nova_clone.peers import glance
+from nova_clone.peers import identity
+from nova_clone.peers import neutron
 from nova_clone import stop_signal
 from nova_clone import wsgi_server
 
 LOG = logging.getLogger(__name__)
 
 SERVICES = {
-    'identity': ('nova_clone.peers.identity', 'identity_port'),
-    'glance': ('nova_clone.peers.glance', 'glance_port'),
-    'neutron': ('nova_clone.peers.neutron', 'neutron_port'),
-    'cinder': ('nova_clone.peers.cinder', 'cinder_port'),
+    'identity': (identity, 'identity_port'),
+    'glance': (glance, 'glance_port'),
+    'neutron': (neutron, 'neutron_port'),
+    'cinder': (cinder, 'cinder_port'),
 }
 
 
@@ -38,7 +41,7 @@ def endpoints_from_conf(conf):
 
 
 def build_app(name, conf):
-    module = importlib.import_module(SERVICES[name][0])
+    module = SERVICES[name][0]
     store = module.make_store(conf.peers.connection)
     store.create_all()
     if name == 'identity':
@@ -56,7 +59,6 @@ def start(name, conf, port=None):
         port = getattr(conf.peers, SERVICES[name][1])
     handle = wsgi_server.serve(app, conf.peers.listen, port, name=name)
     if name == 'identity':
-        from nova_clone.peers import identity
         endpoints = endpoints_from_conf(conf)
         endpoints.setdefault('identity', handle.url + '/v3')
         identity.set_endpoints(store, endpoints)
