@@ -136,8 +136,8 @@ class ComputeTaskManager:
     target = messaging.Target(namespace=rpcapi.COMPUTE_TASK_NAMESPACE,
                               version=rpcapi.COMPUTE_TASK_VERSION)
 
-    # Clients of other services, built on first use: the RPC transport
-    # is set up after the managers are created.  Tests assign their own.
+    # Clients of other services, built on first use so that a manager
+    # can be created before RPC is set up; each may be assigned instead.
 
     @functools.cached_property
     def compute_rpcapi(self):
