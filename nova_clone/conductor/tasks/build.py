@@ -88,17 +88,11 @@ def _set_instance_error(ctxt, instance, exc):
     compute_utils.add_instance_fault_from_exc(ctxt, instance, exc)
 
 
-def _legacy_filter_properties(request_spec, host, retry=None):
+def _legacy_filter_properties(request_spec, host):
     """The filter_properties dict a compute expects with a build."""
-    props = {}
-    if hasattr(request_spec, 'to_legacy_filter_properties_dict'):
-        try:
-            props = request_spec.to_legacy_filter_properties_dict()
-        except Exception:
-            props = {}
-    retry = retry or {'num_attempts': 1, 'hosts': []}
-    retry.setdefault('hosts', []).append([host.service_host, host.nodename])
-    props['retry'] = retry
+    props = request_spec.to_legacy_filter_properties_dict()
+    props['retry'] = {'num_attempts': 1,
+                      'hosts': [[host.service_host, host.nodename]]}
     props['limits'] = {}
     return props
 
