@@ -33,24 +33,16 @@ class NovaException(Exception):
         return self.args[0] if self.args else self.message
 
 
-# -- the HTTP classes -------------------------------------------------------
+# -- Base classes, one per HTTP status --------------------------------------
 
 class Invalid(NovaException):
     msg_fmt = 'Bad Request - Invalid Parameters'
     code = 400
 
 
-class ValidationError(Invalid):
-    msg_fmt = '%(detail)s'
-
-
 class Forbidden(NovaException):
     msg_fmt = 'Forbidden'
     code = 403
-
-
-class PolicyNotAuthorized(Forbidden):
-    msg_fmt = "Policy doesn't allow %(action)s to be performed."
 
 
 class NotFound(NovaException):
@@ -63,162 +55,18 @@ class Conflict(NovaException):
     code = 409
 
 
-class OverQuota(Forbidden):
-    msg_fmt = 'Quota exceeded for resources: %(overs)s'
+# -- API requests and versions ----------------------------------------------
 
+class ValidationError(Invalid):
+    msg_fmt = '%(detail)s'
 
-class TooManyInstances(OverQuota):
-    msg_fmt = ('Quota exceeded for %(overs)s: Requested %(req)s, but already '
-               'used %(used)s of %(allowed)s %(overs)s')
 
+class PolicyNotAuthorized(Forbidden):
+    msg_fmt = "Policy doesn't allow %(action)s to be performed."
 
-class KeypairLimitExceeded(OverQuota):
-    msg_fmt = 'Maximum number of key pairs exceeded'
 
-
-# -- not found --------------------------------------------------------------
-
-class InstanceNotFound(NotFound):
-    msg_fmt = 'Instance %(instance_id)s could not be found.'
-
-
-class FlavorNotFound(NotFound):
-    msg_fmt = 'Flavor %(flavor_id)s could not be found.'
-
-
-class FlavorExtraSpecsNotFound(NotFound):
-    msg_fmt = ('Flavor %(flavor_id)s has no extra specs with key '
-               '%(extra_specs_key)s.')
-
-
-class ImageNotFound(NotFound):
-    msg_fmt = 'Image %(image_id)s could not be found.'
-
-
-class NetworkNotFound(NotFound):
-    msg_fmt = 'Network %(network_id)s could not be found.'
-
-
-class PortNotFound(NotFound):
-    msg_fmt = 'Port id %(port_id)s could not be found.'
-
-
-class VolumeNotFound(NotFound):
-    msg_fmt = 'Volume %(volume_id)s could not be found.'
-
-
-class KeypairNotFound(NotFound):
-    msg_fmt = 'Keypair %(name)s not found for user %(user_id)s'
-
-
-class CellMappingNotFound(NotFound):
-    msg_fmt = 'Cell %(uuid)s has no mapping.'
-
-
-class HostMappingNotFound(NotFound):
-    msg_fmt = 'Host %(name)s is not mapped to any cell'
-
-
-class InstanceMappingNotFound(NotFound):
-    msg_fmt = 'Instance %(uuid)s has no mapping to a cell.'
-
-
-class BuildRequestNotFound(NotFound):
-    msg_fmt = 'BuildRequest not found for instance %(uuid)s'
-
-
-class RequestSpecNotFound(NotFound):
-    msg_fmt = 'RequestSpec not found for instance %(instance_uuid)s'
-
-
-class ServiceNotFound(NotFound):
-    msg_fmt = 'Service %(service_id)s could not be found.'
-
-
-class ComputeHostNotFound(NotFound):
-    msg_fmt = 'Compute host %(host)s could not be found.'
-
-
-class ComputeHostNotFoundByHostname(NotFound):
-    msg_fmt = 'Compute host %(hypervisor_hostname)s could not be found.'
-
-
-class MigrationNotFound(NotFound):
-    msg_fmt = 'Migration %(migration_id)s could not be found.'
-
-
-class InstanceActionNotFound(NotFound):
-    msg_fmt = ('Action for request_id %(request_id)s on instance'
-               ' %(instance_uuid)s not found')
-
-
-class InstanceActionEventNotFound(NotFound):
-    msg_fmt = 'Event %(event)s not found for action id %(action_id)s'
-
-
-class BlockDeviceMappingNotFound(NotFound):
-    msg_fmt = 'No block device mapping with id %(id)s.'
-
-
-class VolumeBDMNotFound(NotFound):
-    msg_fmt = 'No volume Block Device Mapping with id %(volume_id)s.'
-
-
-class ResourceProviderNotFound(NotFound):
-    msg_fmt = 'No such resource provider %(name_or_uuid)s.'
-
-
-# -- conflicts and invalid requests -----------------------------------------
-
-class InstanceInvalidState(Conflict):
-    msg_fmt = ('Instance %(instance_uuid)s in %(attr)s %(state)s. Cannot '
-               '%(method)s while the instance is in this state.')
-
-
-class InstanceIsLocked(Conflict):
-    msg_fmt = 'Instance %(instance_uuid)s is locked'
-
-
-class FlavorExists(Conflict):
-    msg_fmt = 'Flavor with name %(name)s already exists.'
-
-
-class FlavorIdExists(Conflict):
-    msg_fmt = 'Flavor with ID %(flavor_id)s already exists.'
-
-
-class KeyPairExists(Conflict):
-    msg_fmt = "Key pair '%(key_name)s' already exists."
-
-
-class CellMappingExists(Conflict):
-    msg_fmt = 'A cell named %(name)s already exists.'
-
-
-class ServiceBinaryExists(Conflict):
-    msg_fmt = ('Service with host %(host)s binary %(binary)s exists.')
-
-
-class ServiceTopicExists(Conflict):
-    msg_fmt = 'Service with host %(host)s topic %(topic)s exists.'
-
-
-class InstanceExists(Conflict):
-    msg_fmt = 'Instance %(name)s already exists.'
-
-
-class AllocationDeleteFailed(Conflict):
-    msg_fmt = ('Failed to delete allocations for consumer %(consumer_uuid)s. '
-               'Error: %(error)s')
-
-
-class AllocationUpdateFailed(Conflict):
-    msg_fmt = ('Failed to update allocations for consumer %(consumer_uuid)s. '
-               'Error: %(error)s')
-
-
-class ObjectActionError(NovaException):
-    msg_fmt = 'Object action %(action)s failed because: %(reason)s'
+class InvalidRequest(Invalid):
+    msg_fmt = 'The request is invalid.'
 
 
 class InvalidInput(Invalid):
@@ -236,184 +84,13 @@ class InvalidGlobalAPIVersion(NovaException):
     code = 406
 
 
-class FlavorDiskTooSmall(Invalid):
-    msg_fmt = 'Flavor\'s disk is too small for requested image.'
+class VersionNotFoundForAPIMethod(Invalid):
+    msg_fmt = 'API version %(version)s is not supported on this method.'
+    code = 404
 
 
-class FlavorMemoryTooSmall(Invalid):
-    msg_fmt = 'Flavor\'s memory is too small for requested image.'
-
-
-class ImageNotActive(Invalid):
-    msg_fmt = 'Image %(image_id)s is not active.'
-
-
-class InvalidBDM(Invalid):
-    msg_fmt = 'Block Device Mapping is Invalid.'
-
-
-class NetworkAmbiguous(Invalid):
-    msg_fmt = ('Multiple possible networks found, use a Network ID to be '
-               'more specific.')
-
-
-class InvalidRequest(Invalid):
-    msg_fmt = 'The request is invalid.'
-
-
-# -- scheduling and building ------------------------------------------------
-
-class NoValidHost(NovaException):
-    msg_fmt = 'No valid host was found. %(reason)s'
-
-
-class MaxRetriesExceeded(NoValidHost):
-    msg_fmt = 'Exceeded maximum number of retries. %(reason)s'
-
-
-class RescheduledException(NovaException):
-    msg_fmt = ('Build of instance %(instance_uuid)s was re-scheduled: '
-               '%(reason)s')
-
-
-class BuildAbortException(NovaException):
-    msg_fmt = 'Build of instance %(instance_uuid)s aborted: %(reason)s'
-
-
-class VirtualInterfaceCreateException(NovaException):
-    msg_fmt = 'Virtual Interface creation failed'
-
-
-class ComputeServiceUnavailable(NovaException):
-    msg_fmt = 'Compute service of %(host)s is unavailable at this time.'
-
-
-class PlacementAPIConnectFailure(NovaException):
-    msg_fmt = ('Unable to communicate with the Placement API: %(reason)s. '
-               'Check that Placement is running and [placement] is set.')
-
-
-class ResourceProviderCreationFailed(NovaException):
-    msg_fmt = 'Failed to create resource provider %(name)s'
-
-
-class ResourceProviderInventoryUpdateFailed(NovaException):
-    msg_fmt = ('Failed to update inventory of resource provider %(uuid)s: '
-               '%(error)s')
-
-
-class HypervisorUnavailable(NovaException):
-    msg_fmt = 'Connection to the hypervisor is broken on host %(host)s'
-
-
-class InstanceFaultRollback(NovaException):
-    def __init__(self, inner_exception=None):
-        self.inner_exception = inner_exception
-        super().__init__('Instance rollback performed due to: %s'
-                         % inner_exception)
-
-
-# -- configuration and databases --------------------------------------------
-
-class ConfigNotFound(NovaException):
-    msg_fmt = 'Could not find config at %(path)s'
-
-
-class DBNotConfigured(NovaException):
-    msg_fmt = ('%(group)s connection is not set; set [%(group)s] connection '
-               'in nova.conf.')
-
-
-# -- Placement client (appended by the flow helper) --------------------------
-
-class ConsumerAllocationRetrievalFailed(NovaException):
-    msg_fmt = ('Failed to retrieve allocations for consumer '
-               '%(consumer_uuid)s: %(error)s')
-
-
-class ResourceProviderRetrievalFailed(NovaException):
-    msg_fmt = 'Failed to get resource provider with UUID %(uuid)s'
-
-
-class ResourceProviderDeletionFailed(NovaException):
-    msg_fmt = 'Failed to delete resource provider %(uuid)s'
-
-
-class ResourceProviderUpdateFailed(NovaException):
-    msg_fmt = ('Failed to update resource provider via URL %(url)s: '
-               '%(error)s')
-
-
-class ResourceProviderUpdateConflict(NovaException):
-    msg_fmt = ('A conflict was encountered attempting to update resource '
-               'provider %(uuid)s (generation %(generation)d): %(error)s')
-
-
-class ResourceProviderSyncFailed(NovaException):
-    msg_fmt = ('Failed to synchronize the placement service with resource '
-               'provider information supplied by the compute host.')
-
-
-class ResourceProviderTraitRetrievalFailed(NovaException):
-    msg_fmt = 'Failed to get traits for resource provider with UUID %(uuid)s'
-
-
-class TraitRetrievalFailed(NovaException):
-    msg_fmt = 'Failed to get traits %(traits)s from Placement.'
-
-
-class TraitCreationFailed(NovaException):
-    msg_fmt = 'Failed to create trait %(name)s: %(error)s'
-
-
-class AllocationMoveFailed(NovaException):
-    msg_fmt = ('Failed to move allocations from consumer %(source_consumer)s '
-               'to consumer %(target_consumer)s. Error: %(error)s')
-
-
-class UsagesRetrievalFailed(NovaException):
-    msg_fmt = ('Failed to retrieve usages for project %(project_id)s and '
-               'user %(user_id)s.')
-
-
-class PlacementAPIConflict(NovaException):
-    msg_fmt = ('A conflict was encountered attempting to invoke the '
-               'placement API at URL %(url)s: %(error)s')
-
-
-# -- compute (appended by the compute helper) -------------------------------
-
-class ComputeResourcesUnavailable(NovaException):
-    msg_fmt = 'Insufficient compute resources: %(reason)s.'
-
-
-class UnexpectedTaskStateError(NovaException):
-    msg_fmt = ('Unexpected task state: expecting %(expected)s but '
-               'the actual state is %(actual)s')
-    code = 409
-
-
-class UnexpectedDeletingTaskStateError(UnexpectedTaskStateError):
-    pass
-
-
-class ImageUnacceptable(Invalid):
-    msg_fmt = 'Image %(image_id)s is unacceptable: %(reason)s'
-
-
-class InstanceNotRunning(Invalid):
-    msg_fmt = 'Instance %(instance_id)s is not running.'
-
-
-class VirtDriverNotReady(NovaException):
-    msg_fmt = 'Virt driver is not ready.'
-
-
-# -- cell objects and services (appended by the service-runtime helper) -----
-
-class DBNotAllowed(NovaException):
-    msg_fmt = '%(binary)s attempted direct database access which is ' \
-              'not allowed by policy'
+class InvalidSortKey(Invalid):
+    msg_fmt = 'Sort key supplied is invalid: %(sort_key)s'
 
 
 class MarkerNotFound(NotFound):
@@ -422,47 +99,19 @@ class MarkerNotFound(NotFound):
     code = 400
 
 
-class TagNotFound(NotFound):
-    msg_fmt = 'Tag %(tag)s does not exist for instance %(instance_id)s.'
+# -- Quotas and limits ------------------------------------------------------
+
+class OverQuota(Forbidden):
+    msg_fmt = 'Quota exceeded for resources: %(overs)s'
 
 
-class MigrationNotFoundByStatus(MigrationNotFound):
-    msg_fmt = ('Migration not found for instance %(instance_id)s '
-               'with status %(status)s.')
+class TooManyInstances(OverQuota):
+    msg_fmt = ('Quota exceeded for %(overs)s: Requested %(req)s, but already '
+               'used %(used)s of %(allowed)s %(overs)s')
 
 
-class InstanceUpdateConflict(NovaException):
-    msg_fmt = 'Conflict updating instance %(instance_uuid)s.'
-    code = 409
-
-
-class OrphanedObjectError(NovaException):
-    msg_fmt = 'Cannot call %(method)s on orphaned %(objtype)s object'
-
-
-class DuplicateRecord(NovaException):
-    msg_fmt = 'Unable to create duplicate record for %(target)s'
-
-
-# -- REST API (appended by the API helper) ----------------------------------
-
-class InvalidKeypair(Invalid):
-    msg_fmt = 'Keypair data is invalid: %(reason)s'
-
-
-class FlavorAccessExists(Conflict):
-    msg_fmt = ('Flavor access already exists for flavor %(flavor_id)s and '
-               'project %(project_id)s combination.')
-
-
-class FlavorAccessNotFound(NotFound):
-    msg_fmt = ('Flavor access not found for %(flavor_id)s / %(project_id)s '
-               'combination.')
-
-
-class VersionNotFoundForAPIMethod(Invalid):
-    msg_fmt = 'API version %(version)s is not supported on this method.'
-    code = 404
+class MetadataLimitExceeded(OverQuota):
+    msg_fmt = 'Maximum number of metadata items exceeds %(allowed)d'
 
 
 class QuotaNotFound(NotFound):
@@ -482,71 +131,140 @@ class InvalidQuotaValue(Invalid):
                'resources: %(unders)s')
 
 
-class ServiceNotUnique(Invalid):
-    msg_fmt = 'More than one possible service found.'
+# -- Instances and their states ---------------------------------------------
+
+class InstanceNotFound(NotFound):
+    msg_fmt = 'Instance %(instance_id)s could not be found.'
 
 
-class HostBinaryNotFound(NotFound):
-    msg_fmt = 'Could not find binary %(binary)s on host %(host)s.'
+class InstanceExists(Conflict):
+    msg_fmt = 'Instance %(name)s already exists.'
 
 
-class ComputeHostNotFoundById(NotFound):
-    msg_fmt = 'Compute host with id %(compute_id)s could not be found.'
+class InstanceInvalidState(Conflict):
+    msg_fmt = ('Instance %(instance_uuid)s in %(attr)s %(state)s. Cannot '
+               '%(method)s while the instance is in this state.')
+
+
+class InstanceIsLocked(Conflict):
+    msg_fmt = 'Instance %(instance_uuid)s is locked'
+
+
+class InstanceUpdateConflict(NovaException):
+    msg_fmt = 'Conflict updating instance %(instance_uuid)s.'
+    code = 409
+
+
+class UnexpectedTaskStateError(NovaException):
+    msg_fmt = ('Unexpected task state: expecting %(expected)s but '
+               'the actual state is %(actual)s')
+    code = 409
+
+
+class UnexpectedDeletingTaskStateError(UnexpectedTaskStateError):
+    pass
+
+
+class InstanceNotRunning(Invalid):
+    msg_fmt = 'Instance %(instance_id)s is not running.'
 
 
 class InstanceInfoCacheNotFound(NotFound):
     msg_fmt = 'Info cache for instance %(instance_uuid)s could not be found.'
 
 
-# -- API-database objects and nova-manage (appended by the data-layer helper)
+class InstanceActionNotFound(NotFound):
+    msg_fmt = ('Action for request_id %(request_id)s on instance'
+               ' %(instance_uuid)s not found')
+
+
+class InstanceActionEventNotFound(NotFound):
+    msg_fmt = 'Event %(event)s not found for action id %(action_id)s'
+
+
+class TagNotFound(NotFound):
+    msg_fmt = 'Tag %(tag)s does not exist for instance %(instance_id)s.'
+
+
+class InstanceFaultRollback(NovaException):
+    def __init__(self, inner_exception=None):
+        self.inner_exception = inner_exception
+        super().__init__('Instance rollback performed due to: %s'
+                         % inner_exception)
+
+
+# -- Key pairs --------------------------------------------------------------
+
+class KeypairNotFound(NotFound):
+    msg_fmt = 'Keypair %(name)s not found for user %(user_id)s'
+
+
+class KeyPairExists(Conflict):
+    msg_fmt = "Key pair '%(key_name)s' already exists."
+
+
+class InvalidKeypair(Invalid):
+    msg_fmt = 'Keypair data is invalid: %(reason)s'
+
+
+class KeypairLimitExceeded(OverQuota):
+    msg_fmt = 'Maximum number of key pairs exceeded'
+
+
+# -- Flavors ----------------------------------------------------------------
+
+class FlavorNotFound(NotFound):
+    msg_fmt = 'Flavor %(flavor_id)s could not be found.'
+
 
 class FlavorNotFoundByName(FlavorNotFound):
     msg_fmt = 'Flavor with name %(flavor_name)s could not be found.'
 
 
-class InvalidSortKey(Invalid):
-    msg_fmt = 'Sort key supplied is invalid: %(sort_key)s'
+class FlavorExtraSpecsNotFound(NotFound):
+    msg_fmt = ('Flavor %(flavor_id)s has no extra specs with key '
+               '%(extra_specs_key)s.')
 
 
-class HostMappingExists(Conflict):
-    msg_fmt = 'Host %(name)s is already mapped to a cell.'
+class FlavorExists(Conflict):
+    msg_fmt = 'Flavor with name %(name)s already exists.'
 
 
-class InstanceMappingExists(Conflict):
-    msg_fmt = 'Instance %(uuid)s already has a mapping.'
+class FlavorIdExists(Conflict):
+    msg_fmt = 'Flavor with ID %(flavor_id)s already exists.'
 
 
-class BuildRequestAlreadyExists(Conflict):
-    msg_fmt = 'BuildRequest already exists for instance %(uuid)s'
+class FlavorAccessExists(Conflict):
+    msg_fmt = ('Flavor access already exists for flavor %(flavor_id)s and '
+               'project %(project_id)s combination.')
 
 
-class RequestSpecExists(Conflict):
-    msg_fmt = 'RequestSpec already exists for instance %(instance_uuid)s'
+class FlavorAccessNotFound(NotFound):
+    msg_fmt = ('Flavor access not found for %(flavor_id)s / %(project_id)s '
+               'combination.')
 
 
-class InvalidConnectionURL(Invalid):
-    msg_fmt = 'Invalid connection URL: %(reason)s'
+class FlavorDiskTooSmall(Invalid):
+    msg_fmt = 'Flavor\'s disk is too small for requested image.'
 
 
-class CellMappingAmbiguous(Conflict):
-    msg_fmt = 'More than one cell matches %(name)s'
+class FlavorMemoryTooSmall(Invalid):
+    msg_fmt = 'Flavor\'s memory is too small for requested image.'
 
 
-class MetadataLimitExceeded(OverQuota):
-    msg_fmt = 'Maximum number of metadata items exceeds %(allowed)d'
+# -- Images (Glance) --------------------------------------------------------
+
+class ImageNotFound(NotFound):
+    msg_fmt = 'Image %(image_id)s could not be found.'
 
 
-class VolumeBDMIsMultiAttach(Invalid):
-    msg_fmt = ('Volume %(volume_id)s is attached to more than one server; '
-               'give the server to look it up by.')
+class ImageNotActive(Invalid):
+    msg_fmt = 'Image %(image_id)s is not active.'
 
 
-class MigrationNotFoundForInstance(MigrationNotFound):
-    msg_fmt = ('Migration %(migration_id)s not found for instance '
-               '%(instance_id)s')
+class ImageUnacceptable(Invalid):
+    msg_fmt = 'Image %(image_id)s is unacceptable: %(reason)s'
 
-
-# -- Glance, Neutron and Cinder clients (appended by the peers helper) ------
 
 class ImageNotAuthorized(NovaException):
     msg_fmt = 'Not authorized for image %(image_id)s.'
@@ -567,9 +285,15 @@ class ImageServiceUnavailable(NovaException):
     code = 503
 
 
-class NetworkServiceUnavailable(NovaException):
-    msg_fmt = 'The network service is unavailable: %(reason)s'
-    code = 503
+# -- Networks and ports (Neutron) -------------------------------------------
+
+class NetworkNotFound(NotFound):
+    msg_fmt = 'Network %(network_id)s could not be found.'
+
+
+class NetworkAmbiguous(Invalid):
+    msg_fmt = ('Multiple possible networks found, use a Network ID to be '
+               'more specific.')
 
 
 class NetworkRequiresSubnet(Invalid):
@@ -580,6 +304,20 @@ class NetworkRequiresSubnet(Invalid):
 class ExternalNetworkAttachForbidden(Forbidden):
     msg_fmt = ('It is not allowed to create an interface on external network'
                ' %(network_uuid)s')
+
+
+class UnableToAutoAllocateNetwork(Invalid):
+    msg_fmt = ('Unable to automatically allocate a network for project '
+               '%(project_id)s')
+
+
+class NetworkServiceUnavailable(NovaException):
+    msg_fmt = 'The network service is unavailable: %(reason)s'
+    code = 503
+
+
+class PortNotFound(NotFound):
+    msg_fmt = 'Port id %(port_id)s could not be found.'
 
 
 class PortInUse(Invalid):
@@ -594,30 +332,8 @@ class PortRequiresFixedIP(Invalid):
     msg_fmt = 'Port %(port_id)s requires a FixedIP in order to be used.'
 
 
-class NoMoreFixedIps(NovaException):
-    msg_fmt = 'No fixed IP addresses available for network: %(net)s'
-
-
-class FixedIpAlreadyInUse(NovaException):
-    msg_fmt = ('Fixed IP address %(address)s is already in use on instance '
-               '%(instance_uuid)s.')
-
-
-class FixedIpInvalidOnHost(Invalid):
-    msg_fmt = 'The fixed IP associated with port %(port_id)s is not valid.'
-
-
 class PortLimitExceeded(OverQuota):
     msg_fmt = 'Maximum number of ports exceeded'
-
-
-class SecurityGroupNotFound(NotFound):
-    msg_fmt = 'Security group %(security_group_id)s not found.'
-
-
-class UnableToAutoAllocateNetwork(Invalid):
-    msg_fmt = ('Unable to automatically allocate a network for project '
-               '%(project_id)s')
 
 
 class PortBindingFailed(Invalid):
@@ -639,25 +355,35 @@ class PortUpdateFailed(Invalid):
     msg_fmt = 'Port update failed for port %(port_id)s: %(reason)s'
 
 
-class VolumeServiceUnavailable(NovaException):
-    msg_fmt = 'The volume service is unavailable: %(reason)s'
-    code = 503
+class NoMoreFixedIps(NovaException):
+    msg_fmt = 'No fixed IP addresses available for network: %(net)s'
 
 
-class CinderConnectionFailed(NovaException):
-    msg_fmt = 'Connection to cinder host failed: %(reason)s'
+class FixedIpAlreadyInUse(NovaException):
+    msg_fmt = ('Fixed IP address %(address)s is already in use on instance '
+               '%(instance_uuid)s.')
+
+
+class FixedIpInvalidOnHost(Invalid):
+    msg_fmt = 'The fixed IP associated with port %(port_id)s is not valid.'
+
+
+class SecurityGroupNotFound(NotFound):
+    msg_fmt = 'Security group %(security_group_id)s not found.'
+
+
+class VirtualInterfaceCreateException(NovaException):
+    msg_fmt = 'Virtual Interface creation failed'
+
+
+# -- Volumes and block device mappings (Cinder) -----------------------------
+
+class VolumeNotFound(NotFound):
+    msg_fmt = 'Volume %(volume_id)s could not be found.'
 
 
 class InvalidVolume(Invalid):
     msg_fmt = 'Invalid volume: %(reason)s'
-
-
-class VolumeAttachmentNotFound(NotFound):
-    msg_fmt = 'Volume attachment %(attachment_id)s could not be found.'
-
-
-class VolumeLimitExceeded(OverQuota):
-    msg_fmt = 'Volume resource quota exceeded: %(reason)s'
 
 
 class InvalidVolumeAccessMode(Invalid):
@@ -669,11 +395,293 @@ class MismatchVolumeAZException(Invalid):
                ' does not match the instance\'s (%(instance_az)s).')
 
 
+class VolumeLimitExceeded(OverQuota):
+    msg_fmt = 'Volume resource quota exceeded: %(reason)s'
+
+
+class VolumeServiceUnavailable(NovaException):
+    msg_fmt = 'The volume service is unavailable: %(reason)s'
+    code = 503
+
+
+class CinderConnectionFailed(NovaException):
+    msg_fmt = 'Connection to cinder host failed: %(reason)s'
+
+
+class VolumeAttachmentNotFound(NotFound):
+    msg_fmt = 'Volume attachment %(attachment_id)s could not be found.'
+
+
 class SnapshotNotFound(NotFound):
     msg_fmt = 'Snapshot %(snapshot_id)s could not be found.'
 
 
-# -- libvirt virt driver (appended by the libvirt helper) -------------------
+class BlockDeviceMappingNotFound(NotFound):
+    msg_fmt = 'No block device mapping with id %(id)s.'
+
+
+class VolumeBDMNotFound(NotFound):
+    msg_fmt = 'No volume Block Device Mapping with id %(volume_id)s.'
+
+
+class VolumeBDMIsMultiAttach(Invalid):
+    msg_fmt = ('Volume %(volume_id)s is attached to more than one server; '
+               'give the server to look it up by.')
+
+
+class InvalidBDM(Invalid):
+    msg_fmt = 'Block Device Mapping is Invalid.'
+
+
+# -- Scheduling and building ------------------------------------------------
+
+class NoValidHost(NovaException):
+    msg_fmt = 'No valid host was found. %(reason)s'
+
+
+class MaxRetriesExceeded(NoValidHost):
+    msg_fmt = 'Exceeded maximum number of retries. %(reason)s'
+
+
+class RescheduledException(NovaException):
+    msg_fmt = ('Build of instance %(instance_uuid)s was re-scheduled: '
+               '%(reason)s')
+
+
+class BuildAbortException(NovaException):
+    msg_fmt = 'Build of instance %(instance_uuid)s aborted: %(reason)s'
+
+
+# -- Placement --------------------------------------------------------------
+
+class PlacementAPIConnectFailure(NovaException):
+    msg_fmt = ('Unable to communicate with the Placement API: %(reason)s. '
+               'Check that Placement is running and [placement] is set.')
+
+
+class PlacementAPIConflict(NovaException):
+    msg_fmt = ('A conflict was encountered attempting to invoke the '
+               'placement API at URL %(url)s: %(error)s')
+
+
+class ResourceProviderNotFound(NotFound):
+    msg_fmt = 'No such resource provider %(name_or_uuid)s.'
+
+
+class ResourceProviderCreationFailed(NovaException):
+    msg_fmt = 'Failed to create resource provider %(name)s'
+
+
+class ResourceProviderRetrievalFailed(NovaException):
+    msg_fmt = 'Failed to get resource provider with UUID %(uuid)s'
+
+
+class ResourceProviderUpdateFailed(NovaException):
+    msg_fmt = ('Failed to update resource provider via URL %(url)s: '
+               '%(error)s')
+
+
+class ResourceProviderUpdateConflict(NovaException):
+    msg_fmt = ('A conflict was encountered attempting to update resource '
+               'provider %(uuid)s (generation %(generation)d): %(error)s')
+
+
+class ResourceProviderDeletionFailed(NovaException):
+    msg_fmt = 'Failed to delete resource provider %(uuid)s'
+
+
+class ResourceProviderInventoryUpdateFailed(NovaException):
+    msg_fmt = ('Failed to update inventory of resource provider %(uuid)s: '
+               '%(error)s')
+
+
+class ResourceProviderSyncFailed(NovaException):
+    msg_fmt = ('Failed to synchronize the placement service with resource '
+               'provider information supplied by the compute host.')
+
+
+class ResourceProviderTraitRetrievalFailed(NovaException):
+    msg_fmt = 'Failed to get traits for resource provider with UUID %(uuid)s'
+
+
+class TraitRetrievalFailed(NovaException):
+    msg_fmt = 'Failed to get traits %(traits)s from Placement.'
+
+
+class TraitCreationFailed(NovaException):
+    msg_fmt = 'Failed to create trait %(name)s: %(error)s'
+
+
+class ConsumerAllocationRetrievalFailed(NovaException):
+    msg_fmt = ('Failed to retrieve allocations for consumer '
+               '%(consumer_uuid)s: %(error)s')
+
+
+class AllocationUpdateFailed(Conflict):
+    msg_fmt = ('Failed to update allocations for consumer %(consumer_uuid)s. '
+               'Error: %(error)s')
+
+
+class AllocationDeleteFailed(Conflict):
+    msg_fmt = ('Failed to delete allocations for consumer %(consumer_uuid)s. '
+               'Error: %(error)s')
+
+
+class AllocationMoveFailed(NovaException):
+    msg_fmt = ('Failed to move allocations from consumer %(source_consumer)s '
+               'to consumer %(target_consumer)s. Error: %(error)s')
+
+
+class UsagesRetrievalFailed(NovaException):
+    msg_fmt = ('Failed to retrieve usages for project %(project_id)s and '
+               'user %(user_id)s.')
+
+
+# -- Migrations -------------------------------------------------------------
+
+class MigrationNotFound(NotFound):
+    msg_fmt = 'Migration %(migration_id)s could not be found.'
+
+
+class MigrationNotFoundByStatus(MigrationNotFound):
+    msg_fmt = ('Migration not found for instance %(instance_id)s '
+               'with status %(status)s.')
+
+
+class MigrationNotFoundForInstance(MigrationNotFound):
+    msg_fmt = ('Migration %(migration_id)s not found for instance '
+               '%(instance_id)s')
+
+
+# -- Cells, mappings and build requests -------------------------------------
+
+class CellMappingNotFound(NotFound):
+    msg_fmt = 'Cell %(uuid)s has no mapping.'
+
+
+class CellMappingExists(Conflict):
+    msg_fmt = 'A cell named %(name)s already exists.'
+
+
+class CellMappingAmbiguous(Conflict):
+    msg_fmt = 'More than one cell matches %(name)s'
+
+
+class HostMappingNotFound(NotFound):
+    msg_fmt = 'Host %(name)s is not mapped to any cell'
+
+
+class HostMappingExists(Conflict):
+    msg_fmt = 'Host %(name)s is already mapped to a cell.'
+
+
+class InstanceMappingNotFound(NotFound):
+    msg_fmt = 'Instance %(uuid)s has no mapping to a cell.'
+
+
+class InstanceMappingExists(Conflict):
+    msg_fmt = 'Instance %(uuid)s already has a mapping.'
+
+
+class BuildRequestNotFound(NotFound):
+    msg_fmt = 'BuildRequest not found for instance %(uuid)s'
+
+
+class BuildRequestAlreadyExists(Conflict):
+    msg_fmt = 'BuildRequest already exists for instance %(uuid)s'
+
+
+class RequestSpecNotFound(NotFound):
+    msg_fmt = 'RequestSpec not found for instance %(instance_uuid)s'
+
+
+class RequestSpecExists(Conflict):
+    msg_fmt = 'RequestSpec already exists for instance %(instance_uuid)s'
+
+
+# -- Configuration, databases and objects -----------------------------------
+
+class ConfigNotFound(NovaException):
+    msg_fmt = 'Could not find config at %(path)s'
+
+
+class DBNotConfigured(NovaException):
+    msg_fmt = ('%(group)s connection is not set; set [%(group)s] connection '
+               'in nova.conf.')
+
+
+class DBNotAllowed(NovaException):
+    msg_fmt = '%(binary)s attempted direct database access which is ' \
+              'not allowed by policy'
+
+
+class InvalidConnectionURL(Invalid):
+    msg_fmt = 'Invalid connection URL: %(reason)s'
+
+
+class DuplicateRecord(NovaException):
+    msg_fmt = 'Unable to create duplicate record for %(target)s'
+
+
+class ObjectActionError(NovaException):
+    msg_fmt = 'Object action %(action)s failed because: %(reason)s'
+
+
+class OrphanedObjectError(NovaException):
+    msg_fmt = 'Cannot call %(method)s on orphaned %(objtype)s object'
+
+
+# -- Services and compute hosts ---------------------------------------------
+
+class ServiceNotFound(NotFound):
+    msg_fmt = 'Service %(service_id)s could not be found.'
+
+
+class ServiceBinaryExists(Conflict):
+    msg_fmt = ('Service with host %(host)s binary %(binary)s exists.')
+
+
+class ServiceTopicExists(Conflict):
+    msg_fmt = 'Service with host %(host)s topic %(topic)s exists.'
+
+
+class ServiceNotUnique(Invalid):
+    msg_fmt = 'More than one possible service found.'
+
+
+class HostBinaryNotFound(NotFound):
+    msg_fmt = 'Could not find binary %(binary)s on host %(host)s.'
+
+
+class ComputeHostNotFound(NotFound):
+    msg_fmt = 'Compute host %(host)s could not be found.'
+
+
+class ComputeHostNotFoundByHostname(NotFound):
+    msg_fmt = 'Compute host %(hypervisor_hostname)s could not be found.'
+
+
+class ComputeHostNotFoundById(NotFound):
+    msg_fmt = 'Compute host with id %(compute_id)s could not be found.'
+
+
+class ComputeServiceUnavailable(NovaException):
+    msg_fmt = 'Compute service of %(host)s is unavailable at this time.'
+
+
+# -- Compute host resources and virt drivers --------------------------------
+
+class ComputeResourcesUnavailable(NovaException):
+    msg_fmt = 'Insufficient compute resources: %(reason)s.'
+
+
+class HypervisorUnavailable(NovaException):
+    msg_fmt = 'Connection to the hypervisor is broken on host %(host)s'
+
+
+class VirtDriverNotReady(NovaException):
+    msg_fmt = 'Virt driver is not ready.'
+
 
 class InternalError(NovaException):
     msg_fmt = '%(err)s'

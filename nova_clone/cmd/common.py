@@ -77,13 +77,6 @@ def block_db_access(binary):
 
     engines.create_engine = refuse
     sqlalchemy.create_engine = refuse
-    try:
-        from nova_clone.db.main import api as main_db_api
-    except ImportError:
-        return
-    # The data layer may have its own switch; turn it on as well.
-    if hasattr(main_db_api, 'DISABLE_DB_ACCESS'):
-        main_db_api.DISABLE_DB_ACCESS = True
 
 
 def run(binary, main_fn, argv=None):

@@ -3,12 +3,12 @@
 ``API()`` / ``ComputeTaskAPI()`` are what other services import.
 """
 
+from nova_clone.conductor import api as conductor_api
+
 
 def API():
-    from nova_clone.conductor import api
-    return api.API()
+    return conductor_api.API()
 
 
 def ComputeTaskAPI():
-    from nova_clone.conductor import api
-    return api.ComputeTaskAPI()
+    return conductor_api.ComputeTaskAPI()

@@ -11,6 +11,7 @@ import oslo_messaging as messaging
 from oslo_log import log as logging
 
 from nova_clone.conductor import rpcapi
+from nova_clone import rpc
 
 LOG = logging.getLogger(__name__)
 
@@ -19,7 +20,6 @@ class API:
     """Conductor API for services that reach the database through it."""
 
     def __init__(self):
-        from nova_clone import rpc
         self.conductor_rpcapi = rpcapi.ConductorAPI()
         self.base_rpcapi = rpc.get_client(
             messaging.Target(topic=rpcapi.RPC_TOPIC, namespace='baseapi',

@@ -3,26 +3,27 @@
 ``ConductorManager`` runs remotable object methods for services that may
 not touch the database (nova-compute).  ``ComputeTaskManager`` is the
 ``compute_task`` endpoint; each of its methods hands the work to the flow
-module in ``nova_clone.conductor.tasks`` that owns it.
+module in ``nova_clone.conductor.tasks`` that owns it (``build``: boot
+and reschedule).
 """
 
-import importlib
+import functools
 
 import netaddr
 import oslo_messaging as messaging
 from oslo_log import log as logging
 from oslo_utils import versionutils
 
-from nova_clone import exception
+from nova_clone.compute import rpcapi as compute_rpcapi
+from nova_clone.conductor import rpcapi
+from nova_clone.conductor.tasks import build
 from nova_clone import manager
+from nova_clone import objects
 from nova_clone.objects import base as objects_base
+from nova_clone.placement import client as placement_client
+from nova_clone.scheduler.client import query
 
 LOG = logging.getLogger(__name__)
-
-
-def _task(name):
-    """The flow module ``nova_clone.conductor.tasks.<name>``."""
-    return importlib.import_module('nova_clone.conductor.tasks.' + name)
 
 
 # Kinds of snapshot entry.
@@ -64,7 +65,7 @@ def _newer(requested, actual):
 class ConductorManager(manager.Manager):
     """Runs versioned-object methods on behalf of other services."""
 
-    target = messaging.Target(version='3.0')
+    target = messaging.Target(version=rpcapi.CONDUCTOR_VERSION)
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault('service_name', 'conductor')
@@ -73,10 +74,7 @@ class ConductorManager(manager.Manager):
         self.additional_endpoints.append(self.compute_task_mgr)
 
     def reset(self):
-        from nova_clone import objects
-        clear = getattr(objects.Service, 'clear_min_version_cache', None)
-        if clear is not None:
-            clear()
+        objects.Service.clear_min_version_cache()
 
     @staticmethod
     def _dispatch(target, method, args, kwargs):
@@ -129,82 +127,35 @@ class ConductorManager(manager.Manager):
 
 
 class ComputeTaskManager:
-    """The ``compute_task`` endpoint: entry points of the long flows."""
+    """The ``compute_task`` endpoint: entry points of the long flows.
 
-    target = messaging.Target(namespace='compute_task', version='1.26')
+    It serves the methods of ``rpcapi.ComputeTaskAPI`` and nothing else;
+    each hands its work to the flow module that owns it.
+    """
 
-    def __init__(self):
-        self._clients = {}
+    target = messaging.Target(namespace=rpcapi.COMPUTE_TASK_NAMESPACE,
+                              version=rpcapi.COMPUTE_TASK_VERSION)
 
-    # Clients of other services, built on first use so that this module
-    # loads before the packages that provide them exist.
-    def _client(self, name, module, attr):
-        client = self._clients.get(name)
-        if client is None:
-            client = getattr(importlib.import_module(module), attr)()
-            self._clients[name] = client
-        return client
+    # Clients of other services, built on first use so that a manager
+    # can be created before RPC is set up; each may be assigned instead.
 
-    @property
+    @functools.cached_property
     def compute_rpcapi(self):
-        return self._client('compute_rpcapi', 'nova_clone.compute.rpcapi',
-                            'ComputeAPI')
+        return compute_rpcapi.ComputeAPI()
 
-    @property
+    @functools.cached_property
     def query_client(self):
-        return self._client('query_client',
-                            'nova_clone.scheduler.client.query',
-                            'SchedulerQueryClient')
+        return query.SchedulerQueryClient()
 
-    @property
+    @functools.cached_property
     def report_client(self):
-        return self._client('report_client', 'nova_clone.placement.client',
-                            'SchedulerReportClient')
-
-    @property
-    def image_api(self):
-        return self._client('image_api', 'nova_clone.image.glance', 'API')
-
-    @property
-    def network_api(self):
-        return self._client('network_api', 'nova_clone.network.neutron',
-                            'API')
-
-    @property
-    def volume_api(self):
-        return self._client('volume_api', 'nova_clone.volume.cinder', 'API')
-
-    def reset(self):
-        self._clients.clear()
-
-    # -- the flows --------------------------------------------------------
-
-    @messaging.expected_exceptions(
-        exception.NoValidHost, exception.ComputeServiceUnavailable,
-        exception.InstanceInvalidState, exception.Invalid,
-        exception.Forbidden, exception.NotFound, exception.Conflict)
-    def migrate_server(self, context, instance, scheduler_hint, live, rebuild,
-                       flavor, block_migration, disk_over_commit,
-                       reservations=None, clean_shutdown=True,
-                       request_spec=None, host_list=None):
-        return _task('migrate').migrate_server(
-            self, context, instance, scheduler_hint, live, rebuild, flavor,
-            block_migration, disk_over_commit, reservations=reservations,
-            clean_shutdown=clean_shutdown, request_spec=request_spec,
-            host_list=host_list)
-
-    def live_migrate_instance(self, context, instance, scheduler_hint,
-                              block_migration, disk_over_commit,
-                              request_spec):
-        return _task('live_migrate').live_migrate_instance(
-            self, context, instance, scheduler_hint, block_migration,
-            disk_over_commit, request_spec)
+        return placement_client.SchedulerReportClient()
 
     def build_instances(self, context, instances, image, filter_properties,
                         admin_password, injected_files, requested_networks,
                         security_groups, block_device_mapping=None,
                         legacy_bdm=True, request_spec=None, host_lists=None):
-        return _task('build').build_instances(
+        return build.build_instances(
             self, context, instances, image, filter_properties, admin_password,
             injected_files, requested_networks, security_groups,
             block_device_mapping=block_device_mapping, legacy_bdm=legacy_bdm,
@@ -214,46 +165,7 @@ class ComputeTaskManager:
                                      request_specs, image, admin_password,
                                      injected_files, requested_networks,
                                      block_device_mapping, tags=None):
-        return _task('build').schedule_and_build_instances(
+        return build.schedule_and_build_instances(
             self, context, build_requests, request_specs, image,
             admin_password, injected_files, requested_networks,
             block_device_mapping, tags=tags)
-
-    def unshelve_instance(self, context, instance, request_spec=None):
-        return _task('unshelve').unshelve_instance(
-            self, context, instance, request_spec=request_spec)
-
-    def rebuild_instance(self, context, instance, orig_image_ref, image_ref,
-                         injected_files, new_pass, orig_sys_metadata,
-                         bdms, recreate, on_shared_storage,
-                         preserve_ephemeral=False, host=None,
-                         request_spec=None, reimage_boot_volume=False,
-                         target_state=None):
-        return _task('rebuild').rebuild_instance(
-            self, context, instance, orig_image_ref, image_ref, injected_files,
-            new_pass, orig_sys_metadata, bdms, recreate, on_shared_storage,
-            preserve_ephemeral=preserve_ephemeral, host=host,
-            request_spec=request_spec, reimage_boot_volume=reimage_boot_volume,
-            target_state=target_state)
-
-    def cache_images(self, context, aggregate, image_ids):
-        return _task('cache_images').cache_images(
-            self, context, aggregate, image_ids)
-
-    def confirm_snapshot_based_resize(self, context, instance, migration):
-        return _task('cross_cell_migrate').confirm_snapshot_based_resize(
-            self, context, instance, migration)
-
-    def revert_snapshot_based_resize(self, context, instance, migration):
-        return _task('cross_cell_migrate').revert_snapshot_based_resize(
-            self, context, instance, migration)
-
-    def attach_volume(self, context, instance, volume_id, device=None,
-                      disk_bus=None, device_type=None, tag=None,
-                      supports_multiattach=False,
-                      delete_on_termination=False):
-        return _task('volume').attach_volume(
-            self, context, instance, volume_id, device=device,
-            disk_bus=disk_bus, device_type=device_type, tag=tag,
-            supports_multiattach=supports_multiattach,
-            delete_on_termination=delete_on_termination)

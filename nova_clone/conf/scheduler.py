@@ -26,8 +26,6 @@ scheduler_opts = [
                     '(Nova starts one per CPU).  Each keeps its own '
                     'ledger of claims in flight, so a storm spreads less '
                     'evenly over equal hosts with more than one.'),
-    cfg.BoolOpt('query_placement_for_availability_zone', default=True,
-                help='Turn availability zones into Placement aggregates.'),
 ]
 
 filter_opts = [

@@ -7,34 +7,23 @@ one here (``objects.Instance``).  Call ``register_all()`` once at start-up.
 
 def register_all():
     """Import every object module so that all classes are registered."""
-    import importlib
-    for name in _MODULES:
-        importlib.import_module('nova_clone.objects.' + name)
-
-
-# --- object modules --------------------------------------------------------
-# API-database objects (data-layer helper):
-_MODULES = [
-    'cell_mapping',
-    'host_mapping',
-    'instance_mapping',
-    'flavor',
-    'keypair',
-    'build_request',
-    'request_spec',
-    'image_meta',
-    'selection',
-]
-# Cell-database objects (cell-objects helper): append module names here.
-_MODULES += [
-    'block_device',
-    'compute_node',
-    'instance',
-    'instance_action',
-    'instance_fault',
-    'instance_info_cache',
-    'migration',
-    'service',
-    'tag',
-]
-# --- end of object modules -------------------------------------------------
+    # API-database objects.
+    from nova_clone.objects import build_request  # noqa: F401
+    from nova_clone.objects import cell_mapping  # noqa: F401
+    from nova_clone.objects import flavor  # noqa: F401
+    from nova_clone.objects import host_mapping  # noqa: F401
+    from nova_clone.objects import image_meta  # noqa: F401
+    from nova_clone.objects import instance_mapping  # noqa: F401
+    from nova_clone.objects import keypair  # noqa: F401
+    from nova_clone.objects import request_spec  # noqa: F401
+    from nova_clone.objects import selection  # noqa: F401
+    # Cell-database objects.
+    from nova_clone.objects import block_device  # noqa: F401
+    from nova_clone.objects import compute_node  # noqa: F401
+    from nova_clone.objects import instance  # noqa: F401
+    from nova_clone.objects import instance_action  # noqa: F401
+    from nova_clone.objects import instance_fault  # noqa: F401
+    from nova_clone.objects import instance_info_cache  # noqa: F401
+    from nova_clone.objects import migration  # noqa: F401
+    from nova_clone.objects import service  # noqa: F401
+    from nova_clone.objects import tag  # noqa: F401

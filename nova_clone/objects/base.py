@@ -18,7 +18,6 @@ import contextlib
 import contextvars
 import datetime
 import functools
-import importlib
 import traceback
 
 from oslo_log import log as logging
@@ -164,7 +163,7 @@ class NovaObjectRegistry(ovoo_base.VersionedObjectRegistry):
     notification_classes = []
 
     def registration_hook(self, cls, index):
-        package = importlib.import_module('nova_clone.objects')
+        from nova_clone import objects as package
         version = versionutils.convert_version_to_tuple(cls.VERSION)
         current = getattr(package, cls.obj_name(), None)
         if current is None or version >= versionutils.convert_version_to_tuple(

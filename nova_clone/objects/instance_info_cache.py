@@ -1,8 +1,7 @@
 """InstanceInfoCache: the last known network_info of a server.
 
-``network_info`` is the list of VIFs Neutron reported, stored as JSON.
-When ``nova_clone.network.model`` provides ``NetworkInfo`` the field holds
-one (a list of VIF dicts); otherwise it holds a plain list.
+``network_info`` is the list of VIFs Neutron reported, stored as JSON; the
+field holds a ``network.model.NetworkInfo``.
 """
 
 from oslo_serialization import jsonutils
@@ -13,25 +12,16 @@ from nova_clone.db.main import api as main_db_api
 from nova_clone.db.main import models
 from nova_clone.db.main import queries
 from nova_clone import exception
+from nova_clone.network import model as network_model
 from nova_clone.objects import base
 from nova_clone.objects import fields
 
 
 def hydrate_network_info(value):
     """Turn a JSON string or list of VIFs into the network model."""
-    if value is None:
-        value = []
-    if isinstance(value, (str, bytes)):
-        value = jsonutils.loads(value) if value else []
-    try:
-        from nova_clone.network import model as network_model
-    except ImportError:
-        network_model = None
-    info_cls = getattr(network_model, 'NetworkInfo', None)
-    if info_cls is not None and not isinstance(value, info_cls):
-        hydrate = getattr(info_cls, 'hydrate', None)
-        return hydrate(value) if hydrate else info_cls(value)
-    return value if info_cls is not None else list(value)
+    if isinstance(value, network_model.NetworkInfo):
+        return value
+    return network_model.NetworkInfo.hydrate(value)
 
 
 def network_info_json(value):

@@ -93,15 +93,9 @@ def _zone_for(service):
     return CONF.internal_service_availability_zone
 
 
-def _set_zones(context, services):
-    """Fill availability_zone; host aggregates decide for computes."""
-    try:
-        from nova_clone import availability_zones
-    except ImportError:
-        availability_zones = None
-    if availability_zones is not None and hasattr(
-            availability_zones, 'set_availability_zones'):
-        return availability_zones.set_availability_zones(context, services)
+def _set_zones(services):
+    """Fill availability_zone: until host aggregates exist every compute
+    is in the default zone, every other service in the internal one."""
     for service in services:
         service.availability_zone = _zone_for(service)
     return services
@@ -156,7 +150,7 @@ class Service(base.NovaPersistentObject, base.NovaObject,
             raise exception.OrphanedObjectError(method='obj_load_attr',
                                                 objtype=self.obj_name())
         if attrname == 'availability_zone':
-            _set_zones(self._context, [self])
+            _set_zones([self])
             self.obj_reset_changes(['availability_zone'])
             return
         if attrname == 'uuid':
@@ -307,7 +301,7 @@ class ServiceList(base.ObjectListBase, base.NovaObject):
         rows = _service_get_all(context, disabled=disabled)
         services = base.obj_make_list(context, cls(context), Service, rows)
         if set_zones:
-            _set_zones(context, services.objects)
+            _set_zones(services.objects)
             for service in services:
                 service.obj_reset_changes(['availability_zone'])
         return services

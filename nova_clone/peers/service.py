@@ -12,6 +12,10 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from nova_clone import heap
+from nova_clone.peers import cinder
+from nova_clone.peers import glance
+from nova_clone.peers import identity
+from nova_clone.peers import neutron
 from nova_clone import stop_signal
 from nova_clone.peers import cinder
 from nova_clone.peers import conf as peers_conf

@@ -12,20 +12,15 @@ from oslo_utils import uuidutils
 
 from nova_clone import context as nova_context
 from nova_clone import exception
+from nova_clone import objects
 
 LOG = logging.getLogger(__name__)
 
 OK, ERROR, FOUND, DELETED, BAD_INPUT = 0, 1, 3, 4, 127
 
 
-def _objects():
-    from nova_clone import objects
-    return objects
-
-
 def _consumer_known(context, consumer, cells):
     """Whether ``consumer`` is a live instance or a migration."""
-    objects = _objects()
     try:
         mapping = objects.InstanceMapping.get_by_instance_uuid(context,
                                                                consumer)
@@ -38,13 +33,10 @@ def _consumer_known(context, consumer, cells):
                 return True
             except exception.InstanceNotFound:
                 pass
-    migration_cls = getattr(objects, 'Migration', None)
-    if migration_cls is None or not hasattr(migration_cls, 'get_by_uuid'):
-        return False
     for cell in cells:
         with nova_context.target_cell(context, cell) as cc:
             try:
-                migration_cls.get_by_uuid(cc, consumer)
+                objects.Migration.get_by_uuid(cc, consumer)
                 return True
             except exception.NotFound:
                 continue
@@ -76,7 +68,6 @@ def audit(context=None, client=None, verbose=False, delete=False,
     if client is None:
         from nova_clone.placement import client as report
         client = report.SchedulerReportClient()
-    objects = _objects()
     cells = [c for c in objects.CellMappingList.get_all(context)
              if not c.is_cell0()]
     found = deleted = 0

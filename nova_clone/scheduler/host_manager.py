@@ -56,7 +56,7 @@ class HostState:
         self.cell_uuid = cell_uuid
         self.uuid = None
         self.service = None
-        self.aggregates = []
+        # Every host is in the default zone until host aggregates exist.
         self.availability_zones = {CONF.default_availability_zone}
         self.hypervisor_type = None
         self.hypervisor_version = None
@@ -163,27 +163,6 @@ class HostManager:
         self.servicegroup_api = servicegroup_api
 
     # -- the cached view of the cells -------------------------------------
-    def _host_zones(self, ctxt):
-        """host -> (aggregates, zones) from host aggregates, if any."""
-        from nova_clone import objects
-        agg_list = getattr(objects, 'AggregateList', None)
-        if agg_list is None:
-            return {}
-        try:
-            aggs = agg_list.get_all(ctxt)
-        except Exception:
-            LOG.exception('Could not read host aggregates')
-            return {}
-        result = {}
-        for agg in aggs:
-            zone = (_field(agg, 'metadata') or {}).get('availability_zone')
-            for host in _field(agg, 'hosts') or []:
-                entry = result.setdefault(host, ([], set()))
-                entry[0].append(agg)
-                if zone:
-                    entry[1].add(zone)
-        return result
-
     def refresh(self, ctxt=None, force=False):
         """Reload compute nodes and services from every cell when stale."""
         now = time.monotonic()
@@ -208,7 +187,6 @@ class HostManager:
                  if c.uuid != CELL0_UUID]
         results = nova_context.scatter_gather_cells(
             ctxt, cells, 60, self._load_cell_by_ctx)
-        zones = self._host_zones(ctxt)
         mapped = self._mapped_hosts(ctxt)
         base, unmapped = {}, set()
         for cell in cells:
@@ -226,10 +204,6 @@ class HostManager:
                                _field(cn, 'hypervisor_hostname'), cell.uuid)
                 hs.update_from_compute_node(cn)
                 hs.service = by_host.get(hs.host)
-                aggs, host_zones = zones.get(hs.host, ([], set()))
-                hs.aggregates = aggs
-                if host_zones:
-                    hs.availability_zones = set(host_zones)
                 if not hs.uuid:
                     continue
                 if mapped is not None and hs.host not in mapped:

@@ -5,7 +5,6 @@ oslo.messaging's fake driver; the compute side reaches the database only
 through the conductor, as nova-compute does.
 """
 
-import sys
 import threading
 import time
 import uuid
@@ -16,16 +15,15 @@ import pytest
 
 from nova_clone.conductor import manager as conductor_manager
 from nova_clone.conductor import rpcapi as conductor_rpcapi
-from nova_clone.conf import CONF
 from nova_clone import context as nova_context
-from nova_clone.db.main import api as main_db_api
 from nova_clone import exception
 from nova_clone import manager as base_manager
 from nova_clone import objects
 from nova_clone.objects import base as objects_base
 from nova_clone import rpc
 from nova_clone import service
-from tests.unit.objects import cell_db
+from tests.unit import rpc_bus
+from tests.unit.rpc_bus import bus  # noqa: F401
 
 
 # In one process the indirection API is process-wide; a conductor thread
@@ -70,53 +68,20 @@ class EchoManager(base_manager.Manager):
         self.done.append(seconds)
 
 
-@pytest.fixture
-def bus(tmp_path, monkeypatch):
-    url, _ = cell_db.make_cell_db(tmp_path / 'cell.db')
-    CONF.set_override('connection', url, group='database')
-    main_db_api.reset()
-    exchange = 'nc_svc_%s' % uuid.uuid4().hex
-    transport = messaging.get_rpc_transport(CONF, url='fake:///')
-    monkeypatch.setattr(rpc, 'TRANSPORT', transport)
-    monkeypatch.setattr(messaging.Target, '__init__',
-                        _with_exchange(messaging.Target.__init__, exchange))
-    yield transport
-    monkeypatch.setattr(objects_base.NovaObject, 'indirection_api', None)
-    CONF.clear_override('connection', group='database')
-    main_db_api.reset()
-    transport.cleanup()
-
-
-def _with_exchange(init, exchange):
-    def patched(self, *args, **kwargs):
-        if kwargs.get('exchange') is None:
-            kwargs['exchange'] = exchange
-        init(self, *args, **kwargs)
-    return patched
-
-
-def _start(binary, topic, manager, host, report_interval=1):
-    svc = service.Service.create(binary=binary, topic=topic, host=host,
-                                 manager=manager,
-                                 report_interval=report_interval,
-                                 periodic_enable=False)
-    svc.start()
-    return svc
-
-
 def _client(topic, host, version='6.5'):
     return rpc.get_client(messaging.Target(topic=topic, server=host,
                                            version=version))
 
 
-def test_compute_registers_and_heartbeats_through_conductor(bus,
-                                                            monkeypatch):
-    conductor = _start('nova-conductor', 'conductor',
-                       InProcessConductorManager, 'cond-host')
+@pytest.mark.usefixtures('bus')
+def test_compute_registers_and_heartbeats_through_conductor(monkeypatch):
+    conductor = rpc_bus.start('nova-conductor', 'conductor',
+                              InProcessConductorManager, 'cond-host')
     # From here on remotable methods travel to the conductor.
     monkeypatch.setattr(objects_base.NovaObject, 'indirection_api',
                         ThreadAwareConductorAPI())
-    compute = _start('nova-compute', 'compute', EchoManager, 'cmp-host')
+    compute = rpc_bus.start('nova-compute', 'compute', EchoManager,
+                            'cmp-host')
     try:
         ctxt = nova_context.get_admin_context()
         assert compute.manager.init_host_ref is None  # first start
@@ -150,9 +115,10 @@ def test_compute_registers_and_heartbeats_through_conductor(bus,
         conductor.stop(timeout=5)
 
 
-def test_indirected_object_methods_keep_state_and_errors(bus, monkeypatch):
-    conductor = _start('nova-conductor', 'conductor',
-                       InProcessConductorManager, 'cond-host')
+@pytest.mark.usefixtures('bus')
+def test_indirected_object_methods_keep_state_and_errors(monkeypatch):
+    conductor = rpc_bus.start('nova-conductor', 'conductor',
+                              InProcessConductorManager, 'cond-host')
     monkeypatch.setattr(objects_base.NovaObject, 'indirection_api',
                         ThreadAwareConductorAPI())
     try:
@@ -178,9 +144,10 @@ def test_indirected_object_methods_keep_state_and_errors(bus, monkeypatch):
         conductor.stop(timeout=5)
 
 
-def test_stop_waits_for_in_flight_work(bus):
-    compute = _start('nova-scheduler', 'scheduler', EchoManager,
-                     'sched-host')
+@pytest.mark.usefixtures('bus')
+def test_stop_waits_for_in_flight_work():
+    compute = rpc_bus.start('nova-scheduler', 'scheduler', EchoManager,
+                            'sched-host')
     ctxt = nova_context.get_admin_context()
     _client('scheduler', 'sched-host').cast(ctxt, 'slow', seconds=1.0)
     assert compute.manager.started.wait(5)
@@ -240,7 +207,8 @@ class TickingManager(EchoManager):
         self.ticks += 1
 
 
-def test_periodic_tasks_run_until_stop(bus):
+@pytest.mark.usefixtures('bus')
+def test_periodic_tasks_run_until_stop():
     svc = service.Service.create(binary='nova-scheduler', topic='scheduler',
                                  host='tick-host', manager=TickingManager,
                                  periodic_enable=True,
@@ -257,54 +225,3 @@ def test_periodic_tasks_run_until_stop(bus):
     ticks = svc.manager.ticks
     time.sleep(0.3)
     assert svc.manager.ticks == ticks
-
-
-def test_compute_task_rpc_reaches_the_flow_modules(bus, monkeypatch):
-    import types
-    calls = []
-
-    def record(name):
-        def flow(manager, context, *args, **kwargs):
-            calls.append((name, manager, context.request_id, args, kwargs))
-            return 'reply-from-%s' % name
-        return flow
-
-    for module, names in (('build', ['schedule_and_build_instances',
-                                     'build_instances']),
-                          ('migrate', ['migrate_server']),
-                          ('live_migrate', ['live_migrate_instance'])):
-        fake = types.ModuleType('nova_clone.conductor.tasks.' + module)
-        for name in names:
-            setattr(fake, name, record(name))
-        monkeypatch.setitem(sys.modules, fake.__name__, fake)
-
-    conductor = _start('nova-conductor', 'conductor',
-                       conductor_manager.ConductorManager, 'cond-host')
-    try:
-        api = conductor_rpcapi.ComputeTaskAPI()
-        ctxt = nova_context.RequestContext(user_id='u', project_id='p',
-                                           request_id='req-task')
-        api.schedule_and_build_instances(
-            ctxt, build_requests=[], request_specs=[], image={'id': 'i'},
-            admin_password='pw', injected_files=[], requested_networks=None,
-            block_device_mapping=[], tags=['t'])
-        reply = api.migrate_server(
-            ctxt, instance=None, scheduler_hint={}, live=False,
-            rebuild=False, flavor=None, block_migration=None,
-            disk_over_commit=None, host_list=['h'])
-        assert reply == 'reply-from-migrate_server'
-        api.live_migrate_instance(ctxt, None, {'host': 'd'}, True, False,
-                                  None)
-        deadline = time.time() + 5
-        while len(calls) < 3 and time.time() < deadline:
-            time.sleep(0.05)
-        by_name = {c[0]: c for c in calls}
-        name, manager, request_id, args, kwargs = by_name[
-            'schedule_and_build_instances']
-        assert manager is conductor.manager.compute_task_mgr
-        assert request_id == 'req-task'
-        assert args[2] == {'id': 'i'} and kwargs == {'tags': ['t']}
-        assert by_name['migrate_server'][4]['host_list'] == ['h']
-        assert by_name['live_migrate_instance'][3][1] == {'host': 'd'}
-    finally:
-        conductor.stop(timeout=5)

@@ -27,6 +27,7 @@ from nova_clone.compute import vm_states
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
+from nova_clone import objects
 from nova_clone.scheduler import utils as scheduler_utils
 
 LOG = logging.getLogger(__name__)
@@ -34,16 +35,10 @@ LOG = logging.getLogger(__name__)
 SCHEDULE_EVENT = 'conductor_schedule_and_build_instances'
 
 
-def _objects():
-    from nova_clone import objects
-    return objects
-
-
 # -- helpers ---------------------------------------------------------------
 
 def _record_failed_create(cctxt, instance, exc, event_name):
     """The create action with one Error event, as the user will see it."""
-    objects = _objects()
     try:
         objects.InstanceAction.action_start(
             cctxt, instance.uuid, instance_actions.CREATE, want_result=False)
@@ -59,7 +54,6 @@ def _record_failed_create(cctxt, instance, exc, event_name):
 
 
 def _create_tags(cctxt, instance_uuid, tags):
-    objects = _objects()
     if not tags:
         return objects.TagList(objects=[])
     names = [t.tag if hasattr(t, 'tag') else t for t in tags]
@@ -68,7 +62,6 @@ def _create_tags(cctxt, instance_uuid, tags):
 
 def _create_block_device_mapping(cctxt, instance_uuid, bdms):
     """Copy the build request's BDMs into the cell."""
-    objects = _objects()
     created = []
     for bdm in bdms or []:
         bdm = bdm.obj_clone()
@@ -95,33 +88,11 @@ def _set_instance_error(ctxt, instance, exc):
     compute_utils.add_instance_fault_from_exc(ctxt, instance, exc)
 
 
-def _host_zone(ctxt, host):
-    """The availability zone of a compute host (aggregates, else default)."""
-    objects = _objects()
-    agg_list = getattr(objects, 'AggregateList', None)
-    if agg_list is not None and hasattr(agg_list, 'get_by_host'):
-        try:
-            for agg in agg_list.get_by_host(ctxt, host,
-                                            key='availability_zone'):
-                zone = (agg.metadata or {}).get('availability_zone')
-                if zone:
-                    return zone
-        except Exception:
-            LOG.debug('No aggregate zone for %s', host, exc_info=True)
-    return CONF.default_availability_zone
-
-
-def _legacy_filter_properties(request_spec, host, retry=None):
+def _legacy_filter_properties(request_spec, host):
     """The filter_properties dict a compute expects with a build."""
-    props = {}
-    if hasattr(request_spec, 'to_legacy_filter_properties_dict'):
-        try:
-            props = request_spec.to_legacy_filter_properties_dict()
-        except Exception:
-            props = {}
-    retry = retry or {'num_attempts': 1, 'hosts': []}
-    retry.setdefault('hosts', []).append([host.service_host, host.nodename])
-    props['retry'] = retry
+    props = request_spec.to_legacy_filter_properties_dict()
+    props['retry'] = {'num_attempts': 1,
+                      'hosts': [[host.service_host, host.nodename]]}
     props['limits'] = {}
     return props
 
@@ -131,7 +102,6 @@ def _legacy_filter_properties(request_spec, host, retry=None):
 def _bury_in_cell0(manager, context, request_spec, exc, build_requests=(),
                    instances=(), tags=None):
     """Create every instance in cell0 in ERROR; map them there."""
-    objects = _objects()
     cell0 = objects.CellMapping.get_by_uuid(context,
                                             objects.CellMapping.CELL0_UUID)
     by_uuid = {i.uuid: i for i in instances}
@@ -259,7 +229,7 @@ def _abandon(manager, context, br, instance, cell, exc):
             _set_instance_error(cctxt, instance, exc)
 
     def remap():
-        mapping = _objects().InstanceMapping.get_by_instance_uuid(
+        mapping = objects.InstanceMapping.get_by_instance_uuid(
             context, instance.uuid)
         mapping.cell_mapping = cell
         mapping.save()
@@ -272,7 +242,6 @@ def _abandon(manager, context, br, instance, cell, exc):
 def _create_in_cell(manager, context, br, spec, host_list, cells_by_host,
                     tags):
     """Create the instance in its host's cell; None when not to build."""
-    objects = _objects()
     instance = br.get_new_instance(context)
     host = host_list[0]
     cell = cells_by_host.get(host.service_host)
@@ -301,7 +270,8 @@ def _create_in_cell(manager, context, br, spec, host_list, cells_by_host,
         return None
     if not instance.obj_attr_is_set('availability_zone') or \
             not instance.availability_zone:
-        instance.availability_zone = _host_zone(context, host.service_host)
+        # Every host is in the default zone until host aggregates exist.
+        instance.availability_zone = CONF.default_availability_zone
     with nova_context.target_cell(context, cell) as cctxt:
         instance._context = cctxt
         for attempt in range(3):
@@ -321,7 +291,6 @@ def _create_in_cell(manager, context, br, spec, host_list, cells_by_host,
 def _build_in_cell(manager, context, br, spec, host_list, instance, cell,
                    image, admin_password, injected_files, requested_networks,
                    block_device_mapping, tags):
-    objects = _objects()
     host = host_list[0]
     with nova_context.target_cell(context, cell) as cctxt:
         objects.InstanceAction.action_start(
@@ -417,7 +386,6 @@ def build_instances(manager, context, instances, image, filter_properties,
                     admin_password, injected_files, requested_networks,
                     security_groups, block_device_mapping=None,
                     legacy_bdm=True, request_spec=None, host_lists=None):
-    objects = _objects()
     filter_properties = dict(filter_properties or {})
     host_lists = [list(h) for h in (host_lists or [[] for _ in instances])]
     for instance, host_list in zip(instances, host_lists):

@@ -5,7 +5,6 @@ someone runs its event loop; a native daemon thread does that here.  The
 connection is opened lazily and re-opened when the daemon went away.
 """
 
-import importlib
 import threading
 
 from oslo_log import log as logging
@@ -25,12 +24,13 @@ _LIFECYCLE_NAMES = {0: 'defined', 1: 'undefined', 2: 'started',
 def import_libvirt():
     """The libvirt binding, or a clear error when it is not installed."""
     try:
-        return importlib.import_module('libvirt')
+        import libvirt
     except ImportError:
         raise exception.InternalError(
             err='The libvirt driver needs the libvirt Python binding: '
                 'pip install "nova-clone[libvirt]" (libvirt-python, built '
                 'against the libvirt-dev headers)')
+    return libvirt
 
 
 def _start_event_loop(libvirt):

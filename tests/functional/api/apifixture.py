@@ -33,15 +33,6 @@ def _template(database):
         return path
 
 
-def _register_objects():
-    import importlib
-    for name in objects._MODULES:
-        try:
-            importlib.import_module('nova_clone.objects.' + name)
-        except ImportError:
-            pass
-
-
 class ApiBed(object):
     """Databases, configuration and the app of one test module."""
 
@@ -56,7 +47,7 @@ class ApiBed(object):
         self._override('auth_strategy', 'noauth2', 'api')
         api_db_api.reset()
         main_db_api.reset()
-        _register_objects()
+        objects.register_all()
         from nova_clone import policy
         policy.reset()
         ctx = nova_context.get_admin_context()

@@ -2,8 +2,13 @@
 
 import json
 
+import pytest
+
 from nova_clone.conductor.tasks import build
 from nova_clone import exception
+from nova_clone import objects
+
+objects.register_all()
 
 
 class Host:
@@ -74,8 +79,14 @@ def _reschedule(manager, host_list, attempts=1, failed='h0'):
     return instance
 
 
-def test_failed_host_is_skipped_and_next_alternate_claimed(monkeypatch):
-    monkeypatch.setattr(build, '_objects', lambda: _NoBDMs)
+@pytest.fixture(autouse=True)
+def no_bdms(monkeypatch):
+    monkeypatch.setattr(objects.BlockDeviceMappingList,
+                        'get_by_instance_uuid',
+                        staticmethod(lambda ctxt, uuid: []))
+
+
+def test_failed_host_is_skipped_and_next_alternate_claimed():
     hosts = [Host('h0'), Host('h1'), Host('h2')]
     manager = Manager(hosts)
     instance = _reschedule(manager, list(hosts))
@@ -84,8 +95,7 @@ def test_failed_host_is_skipped_and_next_alternate_claimed(monkeypatch):
     assert instance.task_state == 'scheduling' and instance.host is None
 
 
-def test_unclaimable_alternate_is_passed_over(monkeypatch):
-    monkeypatch.setattr(build, '_objects', lambda: _NoBDMs)
+def test_unclaimable_alternate_is_passed_over():
     hosts = [Host('h0'), Host('h1', claimable=False), Host('h2')]
     manager = Manager(hosts)
     _reschedule(manager, list(hosts))
@@ -94,7 +104,6 @@ def test_unclaimable_alternate_is_passed_over(monkeypatch):
 
 def test_no_alternate_left_means_error_and_no_allocation(monkeypatch):
     faults = []
-    monkeypatch.setattr(build, '_objects', lambda: _NoBDMs)
     monkeypatch.setattr(build.compute_utils, 'add_instance_fault_from_exc',
                         lambda ctxt, inst, exc: faults.append(exc))
     hosts = [Host('h0')]
@@ -108,7 +117,6 @@ def test_no_alternate_left_means_error_and_no_allocation(monkeypatch):
 
 
 def test_max_attempts_stops_rescheduling(monkeypatch):
-    monkeypatch.setattr(build, '_objects', lambda: _NoBDMs)
     monkeypatch.setattr(build.compute_utils, 'add_instance_fault_from_exc',
                         lambda *a: None)
     hosts = [Host('h0'), Host('h1')]
@@ -120,7 +128,6 @@ def test_max_attempts_stops_rescheduling(monkeypatch):
 
 def test_placement_failure_is_an_error_with_a_fault(monkeypatch):
     faults = []
-    monkeypatch.setattr(build, '_objects', lambda: _NoBDMs)
     monkeypatch.setattr(build.compute_utils, 'add_instance_fault_from_exc',
                         lambda ctxt, inst, exc: faults.append(exc))
     hosts = [Host('h0'), Host('h1')]
@@ -136,9 +143,3 @@ def test_placement_failure_is_an_error_with_a_fault(monkeypatch):
     assert manager.report_client.deleted == ['inst-1']
     assert 'Unable to communicate with the Placement API' in str(faults[0])
 
-
-class _NoBDMs:
-    class BlockDeviceMappingList:
-        @staticmethod
-        def get_by_instance_uuid(ctxt, uuid):
-            return []
