@@ -42,7 +42,7 @@ def _expected_cols(expected_attrs):
 @base.NovaObjectRegistry.register
 class Instance(base.NovaPersistentObject, base.NovaObject,
                base.NovaObjectDictCompat):
-    VERSION = '2.8'
+    VERSION = '2.9'
 
     fields = {
         'id': fields.IntegerField(),

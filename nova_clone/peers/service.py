@@ -17,11 +17,7 @@ from nova_clone.peers import glance
 from nova_clone.peers import identity
 from nova_clone.peers import neutron
 from nova_clone import stop_signal
-from nova_clone.peers import cinder
 from nova_clone.peers import conf as peers_conf
-from nova_clone.peers import glance
-from nova_clone.peers import identity
-from nova_clone.peers import neutron
 from nova_clone import wsgi_server
 
 LOG = logging.getLogger(__name__)

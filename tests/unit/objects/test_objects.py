@@ -39,7 +39,7 @@ object_data = {
     'HostMappingList': '1.1-18ac2bfb8c1eb5545bed856da58a79bc',
     'ImageMeta': '1.8-5e9d0ce3b5030c4721c88c187025e4c4',
     'ImageMetaProps': '1.38-ebb3d31a7cc64874d49fa233a77ef452',
-    'Instance': '2.8-f5ca2a8d0cfa37bb318494f5f76acd41',
+    'Instance': '2.9-80e234e060d47da4db83c34cb1cd7a86',
     'InstanceAction': '1.2-f9f293e526b66fca0d05c3b3a2d13914',
     'InstanceActionEvent': '1.4-dea1f833f606dd68f88281e30941e207',
     'InstanceActionEventList': '1.1-13d92fb953030cdbfee56481756e02be',
