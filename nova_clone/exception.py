@@ -714,3 +714,22 @@ class InvalidSharedStorage(Invalid):
 
 class InvalidLocalStorage(Invalid):
     msg_fmt = '%(path)s is not on local storage: %(reason)s'
+
+
+# -- moves (resize, cold migration) ------------------------------------------
+
+class CannotResizeToSameFlavor(Invalid):
+    msg_fmt = 'When resizing, instances must change flavor!'
+
+
+class CannotResizeDisk(Invalid):
+    msg_fmt = 'Server disk was unable to be resized because: %(reason)s'
+
+
+class UnableToMigrateToSelf(Invalid):
+    msg_fmt = ('Unable to migrate instance (%(instance_id)s) to current host '
+               '(%(host)s).')
+
+
+class CannotMigrateToSameHost(Invalid):
+    msg_fmt = 'Cannot migrate to the host where the server exists.'

@@ -13,6 +13,8 @@ from nova_clone.api.controllers import hypervisors
 from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
+from nova_clone.api.controllers import migrate_server
+from nova_clone.api.controllers import migrations
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
 from nova_clone.api.controllers import removed
@@ -41,6 +43,7 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
+    migrate_server.register(servers.SERVER_ACTIONS)
     table = [
         ('/extensions', {'GET': ext.index}),
         ('/extensions/{id}', {'GET': ext.show}),
@@ -103,6 +106,7 @@ def _build():
         ('/os-hypervisors/{pattern}/search', {'GET': hyp.search}),
         ('/os-hypervisors/{pattern}/servers', {'GET': hyp.servers}),
 
+        ('/os-migrations', {'GET': migrations.MigrationsController().index}),
         ('/os-availability-zone', {'GET': az.index}),
         ('/os-availability-zone/detail', {'GET': az.detail}),
     ]

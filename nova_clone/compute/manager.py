@@ -17,7 +17,9 @@ from nova_clone.compute import build
 from nova_clone.compute import delete
 from nova_clone.compute import events as compute_events
 from nova_clone.compute import power_state
+from nova_clone.compute.host import resize
 from nova_clone.compute import resource_tracker
+from nova_clone.compute import rpcapi as compute_rpcapi
 from nova_clone.compute import task_states
 from nova_clone.compute import utils as compute_utils
 from nova_clone.compute import vm_states
@@ -163,6 +165,57 @@ class ComputeManager(build.BuildMixin, block_devices.BlockDeviceMixin,
             elif result == build.ACTIVE:
                 self.rt.build_succeeded(node)
         return result
+
+    # -- resize / cold migration (compute/host/resize.py) -------------------
+
+    def _resize_flow(self):
+        return resize.ResizeFlow(
+            self.host, self.driver, self.rt, self.network_api,
+            self.reportclient, compute_rpcapi.get_compute_rpcapi(),
+            self.compute_task_api)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    def prep_resize(self, context, image, instance, flavor, request_spec,
+                    filter_properties, node, clean_shutdown, migration,
+                    host_list=None):
+        with self._instance_lock(instance.uuid):
+            self._resize_flow().prep_resize(
+                context, image, instance, flavor, request_spec,
+                filter_properties, node, clean_shutdown, migration, host_list)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    def resize_instance(self, context, instance, image, migration, flavor,
+                        clean_shutdown=True, request_spec=None):
+        with self._instance_lock(instance.uuid):
+            self._resize_flow().resize_instance(
+                context, instance, image, migration, flavor,
+                clean_shutdown=clean_shutdown, request_spec=request_spec)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    def finish_resize(self, context, disk_info, image, instance, migration,
+                      request_spec=None):
+        with self._instance_lock(instance.uuid):
+            self._resize_flow().finish_resize(context, disk_info, image,
+                                              instance, migration,
+                                              request_spec)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    def confirm_resize(self, context, instance, migration):
+        with self._instance_lock(instance.uuid):
+            self._resize_flow().confirm_resize(context, instance, migration)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    def revert_resize(self, context, instance, migration, request_spec=None):
+        with self._instance_lock(instance.uuid):
+            self._resize_flow().revert_resize(context, instance, migration,
+                                              request_spec)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    def finish_revert_resize(self, context, instance, migration,
+                             request_spec=None):
+        with self._instance_lock(instance.uuid):
+            self._resize_flow().finish_revert_resize(
+                context, instance, migration, request_spec)
 
     # -- service hooks -----------------------------------------------------
 

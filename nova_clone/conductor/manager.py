@@ -13,6 +13,7 @@ import oslo_messaging as messaging
 from oslo_log import log as logging
 from oslo_utils import versionutils
 
+from nova_clone.conductor.tasks import migrate
 from nova_clone import exception
 from nova_clone import manager
 from nova_clone.objects import base as objects_base
@@ -187,7 +188,7 @@ class ComputeTaskManager:
                        flavor, block_migration, disk_over_commit,
                        reservations=None, clean_shutdown=True,
                        request_spec=None, host_list=None):
-        return _task('migrate').migrate_server(
+        return migrate.migrate_server(
             self, context, instance, scheduler_hint, live, rebuild, flavor,
             block_migration, disk_over_commit, reservations=reservations,
             clean_shutdown=clean_shutdown, request_spec=request_spec,

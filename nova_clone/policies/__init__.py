@@ -6,6 +6,7 @@ from nova_clone.policies import admin
 from nova_clone.policies import base
 from nova_clone.policies import flavors
 from nova_clone.policies import keypairs
+from nova_clone.policies import migrate_server
 from nova_clone.policies import server_metadata
 from nova_clone.policies import servers
 
@@ -14,4 +15,5 @@ def list_rules():
     return list(itertools.chain(
         base.list_rules(), servers.list_rules(),
         server_metadata.list_rules(), flavors.list_rules(),
-        keypairs.list_rules(), admin.list_rules()))
+        keypairs.list_rules(), admin.list_rules(),
+        migrate_server.list_rules()))

@@ -1,0 +1,322 @@
+"""Resize and cold migration on the compute hosts (scenario 3).
+
+One move is a chain of casts between the two hosts, each step recorded in
+the migration's status and the instance's task_state:
+
+  prep_resize (dest)      move claim, migration -> pre-migrating on dest
+  resize_instance (src)   guest powered off, disk handed over, migrating
+  finish_resize (dest)    ports bound to dest, guest started, RESIZED
+  confirm_resize (src)    source guest and the migration's allocation gone
+  revert_resize (dest)    dest guest gone, then finish_revert_resize (src):
+                          old flavor, ports and allocation back on source
+
+While the move is open the source's resources stay allocated in Placement
+to the migration as consumer, and the destination's to the instance.
+"""
+
+from oslo_log import log as logging
+
+from nova_clone.compute import power_state
+from nova_clone.compute import resource_tracker
+from nova_clone.compute import task_states
+from nova_clone.compute import utils as compute_utils
+from nova_clone.compute import vm_states
+from nova_clone.conf import CONF
+from nova_clone import exception
+
+LOG = logging.getLogger(__name__)
+
+# system_metadata key: the vm_state to return to after the move.
+OLD_VM_STATE = 'old_vm_state'
+
+
+def _objects():
+    from nova_clone import objects
+    return objects
+
+
+def flavor_usage(flavor):
+    return resource_tracker.Usage(flavor.vcpus, flavor.memory_mb,
+                                  flavor.root_gb + flavor.ephemeral_gb)
+
+
+def set_flavor(instance, flavor):
+    """The instance's flavor and the size columns copied from it."""
+    instance.flavor = flavor
+    instance.instance_type_id = flavor.id
+    instance.vcpus = flavor.vcpus
+    instance.memory_mb = flavor.memory_mb
+    instance.root_gb = flavor.root_gb
+    instance.ephemeral_gb = flavor.ephemeral_gb
+
+
+def _power_on_after(instance):
+    """A stopped server stays stopped through its move."""
+    old = (instance.system_metadata or {}).get(OLD_VM_STATE)
+    return old != vm_states.STOPPED
+
+
+def _settled_vm_state(instance):
+    return vm_states.ACTIVE if _power_on_after(instance) \
+        else vm_states.STOPPED
+
+
+class ResizeFlow:
+    """The compute-host steps of a cold move, for one host.
+
+    ``compute_task_api`` is the conductor, asked to reschedule when
+    prep_resize fails here.
+    """
+
+    def __init__(self, host, driver, rt, network_api, reportclient,
+                 compute_rpcapi, compute_task_api):
+        self.host = host
+        self.driver = driver
+        self.rt = rt
+        self.network_api = network_api
+        self.reportclient = reportclient
+        self.compute_rpcapi = compute_rpcapi
+        self.compute_task_api = compute_task_api
+
+    # -- destination ------------------------------------------------------
+
+    def prep_resize(self, context, image, instance, flavor, request_spec,
+                    filter_properties, node, clean_shutdown, migration,
+                    host_list):
+        node = node or self.host
+        try:
+            if instance.host == self.host and \
+                    not self.driver.capabilities.get(
+                        'supports_migrate_to_same_host'):
+                raise exception.UnableToMigrateToSelf(
+                    instance_id=instance.uuid, host=self.host)
+            self.rt.move_claim(context, migration.uuid, node,
+                               flavor_usage(flavor))
+            migration.dest_compute = self.host
+            migration.dest_node = node
+            migration.dest_host = CONF.my_ip
+            cn = self.rt.compute_nodes.get(node)
+            if cn is not None:
+                migration.dest_compute_id = cn.id
+            migration.save()
+            instance.old_flavor = instance.flavor
+            instance.new_flavor = flavor
+            sysmeta = dict(instance.system_metadata or {})
+            sysmeta[OLD_VM_STATE] = instance.vm_state
+            instance.system_metadata = sysmeta
+            instance.save(expected_task_state=[task_states.RESIZE_PREP])
+        except Exception as exc:
+            LOG.warning('prep_resize of %s on %s failed: %s', instance.uuid,
+                        self.host, exc)
+            self.rt.drop_move_claim(context, migration.uuid)
+            self._reschedule_or_fail(context, instance, flavor, request_spec,
+                                     filter_properties, migration, host_list,
+                                     clean_shutdown, exc)
+            raise
+        LOG.info('Resize of %s claimed on %s; asking source %s to migrate',
+                 instance.uuid, self.host, instance.host)
+        self.compute_rpcapi.resize_instance(
+            context, instance, migration, image, flavor, request_spec,
+            clean_shutdown=clean_shutdown)
+
+    def _reschedule_or_fail(self, context, instance, flavor, request_spec,
+                            filter_properties, migration, host_list,
+                            clean_shutdown, exc):
+        # The destination's claim is this host's to give back; the source's
+        # (held by the migration) stays for the next host or the rollback.
+        self.reportclient.delete_allocation_for_instance(context,
+                                                         instance.uuid)
+        remaining = [h for h in host_list or []
+                     if h.service_host != self.host]
+        if remaining:
+            LOG.info('Rescheduling the resize of %s after %s failed',
+                     instance.uuid, self.host)
+            self.compute_task_api.migrate_server(
+                context, instance, {'filter_properties': filter_properties},
+                False, False, flavor, None, None,
+                clean_shutdown=clean_shutdown, request_spec=request_spec,
+                host_list=remaining, do_cast=True)
+            return
+        rollback_to_source(context, self.reportclient, instance, migration,
+                           exc)
+
+    def finish_resize(self, context, disk_info, image, instance, migration,
+                      request_spec=None):
+        try:
+            self._finish_resize(context, disk_info, image, instance,
+                                migration)
+        except Exception as exc:
+            fail_move(context, instance, migration, exc)
+            raise
+
+    def _finish_resize(self, context, disk_info, image, instance, migration):
+        resized = migration.old_instance_type_id != \
+            migration.new_instance_type_id
+        if resized:
+            set_flavor(instance, instance.new_flavor)
+        instance.host = self.host
+        instance.node = migration.dest_node
+        instance.compute_id = migration.dest_compute_id
+        instance.task_state = task_states.RESIZE_FINISH
+        instance.save(expected_task_state=[task_states.RESIZE_MIGRATED])
+        # The instance counts on this node by its own row from now on.
+        self.rt.drop_move_claim(context, migration.uuid)
+        network_info = self.network_api.setup_instance_network_on_host(
+            context, instance, self.host, migration=migration)
+        allocations = self.reportclient.get_allocations_for_consumer(
+            context, instance.uuid)
+        self.driver.finish_migration(
+            context, migration, instance, disk_info, network_info, image,
+            resized, allocations, block_device_info=None,
+            power_on=_power_on_after(instance))
+        migration.status = 'finished'
+        migration.save()
+        instance.vm_state = vm_states.RESIZED
+        instance.task_state = None
+        instance.power_state = self._power_state(instance)
+        instance.save(expected_task_state=[task_states.RESIZE_FINISH])
+        LOG.info('Instance %s moved to %s; waiting for confirm or revert',
+                 instance.uuid, self.host)
+
+    def revert_resize(self, context, instance, migration, request_spec=None):
+        try:
+            network_info = self.network_api.get_instance_nw_info(context,
+                                                                 instance)
+            self.driver.destroy(context, instance, network_info,
+                                block_device_info=None)
+            self.network_api.migrate_instance_start(context, instance,
+                                                    migration)
+        except Exception as exc:
+            fail_move(context, instance, migration, exc)
+            raise
+        self.compute_rpcapi.finish_revert_resize(
+            context, instance, migration, migration.source_compute,
+            request_spec)
+
+    # -- source -----------------------------------------------------------
+
+    def resize_instance(self, context, instance, image, migration, flavor,
+                        clean_shutdown=True, request_spec=None):
+        try:
+            migration.status = 'migrating'
+            migration.save()
+            instance.task_state = task_states.RESIZE_MIGRATING
+            instance.save(expected_task_state=[task_states.RESIZE_PREP])
+            network_info = self.network_api.get_instance_nw_info(context,
+                                                                 instance)
+            timeout, interval = ((CONF.shutdown_timeout, 10)
+                                 if clean_shutdown else (0, 0))
+            disk_info = self.driver.migrate_disk_and_power_off(
+                context, instance, migration.dest_host, flavor,
+                network_info, block_device_info=None, timeout=timeout,
+                retry_interval=interval)
+            # The old flavor stays used here until the move is settled.
+            self.rt.move_claim(context, migration.uuid, migration.source_node,
+                               flavor_usage(instance.flavor))
+            self.network_api.migrate_instance_start(context, instance,
+                                                    migration)
+            migration.status = 'post-migrating'
+            migration.save()
+            instance.task_state = task_states.RESIZE_MIGRATED
+            instance.save(expected_task_state=[task_states.RESIZE_MIGRATING])
+        except Exception as exc:
+            fail_move(context, instance, migration, exc)
+            raise
+        self.compute_rpcapi.finish_resize(
+            context, instance, migration, image, disk_info,
+            migration.dest_compute, request_spec)
+
+    def confirm_resize(self, context, instance, migration):
+        try:
+            network_info = self.network_api.get_instance_nw_info(context,
+                                                                 instance)
+            self.driver.confirm_migration(context, migration, instance,
+                                          network_info)
+            self.rt.drop_move_claim(context, migration.uuid)
+            self.reportclient.delete_allocation_for_instance(
+                context, migration.uuid, consumer_type='migration')
+            migration.status = 'confirmed'
+            migration.save()
+            instance.old_flavor = None
+            instance.new_flavor = None
+            instance.vm_state = _settled_vm_state(instance)
+            instance.task_state = None
+            instance.save(expected_task_state=[
+                None, task_states.RESIZE_CONFIRMING])
+        except Exception as exc:
+            fail_move(context, instance, migration, exc)
+            raise
+        LOG.info('Resize of %s confirmed; source %s cleaned up',
+                 instance.uuid, self.host)
+
+    def finish_revert_resize(self, context, instance, migration,
+                             request_spec=None):
+        try:
+            set_flavor(instance, instance.old_flavor)
+            instance.old_flavor = None
+            instance.new_flavor = None
+            instance.host = migration.source_compute
+            instance.node = migration.source_node
+            cn = self.rt.compute_nodes.get(migration.source_node)
+            if cn is not None:
+                instance.compute_id = cn.id
+            instance.save()
+            network_info = self.network_api.setup_instance_network_on_host(
+                context, instance, self.host, migration=migration)
+            self.driver.finish_revert_migration(
+                context, instance, network_info, migration,
+                block_device_info=None,
+                power_on=_power_on_after(instance))
+            self.reportclient.move_allocations(context, migration.uuid,
+                                               instance.uuid)
+            self.rt.drop_move_claim(context, migration.uuid)
+            migration.status = 'reverted'
+            migration.save()
+            instance.vm_state = _settled_vm_state(instance)
+            instance.task_state = None
+            instance.power_state = self._power_state(instance)
+            instance.save(expected_task_state=[task_states.RESIZE_REVERTING])
+        except Exception as exc:
+            fail_move(context, instance, migration, exc)
+            raise
+        LOG.info('Resize of %s reverted to %s', instance.uuid, self.host)
+
+    def _power_state(self, instance):
+        try:
+            return self.driver.get_info(instance).state
+        except exception.InstanceNotFound:
+            return power_state.NOSTATE
+
+
+def fail_move(context, instance, migration, exc):
+    """A step failed after the guest started moving: ERROR with a fault
+    naming the cause, the migration in error."""
+    LOG.error('Move of instance %s failed: %s', instance.uuid, exc)
+    migration.status = 'error'
+    try:
+        migration.save()
+    except Exception:
+        LOG.exception('Could not put migration %s in error', migration.uuid)
+    instance.vm_state = vm_states.ERROR
+    instance.task_state = None
+    try:
+        instance.save()
+    except exception.InstanceNotFound:
+        return
+    compute_utils.add_instance_fault_from_exc(context, instance, exc)
+
+
+def rollback_to_source(context, reportclient, instance, migration, exc):
+    """No host took the move: the server stays where it is, as it was,
+    with a fault saying why; its allocation goes back to it."""
+    try:
+        reportclient.move_allocations(context, migration.uuid,
+                                      instance.uuid)
+    except Exception:
+        LOG.exception('Could not give the allocation of migration %s back '
+                      'to instance %s', migration.uuid, instance.uuid)
+    migration.status = 'error'
+    migration.save()
+    instance.task_state = None
+    instance.save()
+    compute_utils.add_instance_fault_from_exc(context, instance, exc)
