@@ -115,3 +115,164 @@ def test_resize_then_revert(cloud, admin_api):
     assert _events(admin_api, server['id'], 'revertResize') == {
         'compute_revert_resize': 'Success',
         'compute_finish_revert_resize': 'Success'}
+
+
+def test_cold_migrate_then_confirm(cloud, admin_api):
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+
+    _action(admin_api, server['id'], {'migrate': None})
+    migrated = admin_api.wait_for_state(server['id'], 'VERIFY_RESIZE')
+    dest = migrated['OS-EXT-SRV-ATTR:host']
+    assert dest != source
+    assert migrated['flavor']['original_name'] == 'm1.tiny'
+    migration = _migration(admin_api, server['id'])
+    assert (migration['migration_type'], migration['status']) == (
+        'migration', 'finished')
+    assert _allocations(migration['uuid']) == {
+        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    assert _allocations(server['id']) == {
+        dest: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    assert set(_events(admin_api, server['id'], 'migrate')) == {
+        'conductor_migrate_server', 'cold_migrate', 'compute_prep_resize',
+        'compute_resize_instance', 'compute_finish_resize'}
+
+    _action(admin_api, server['id'], {'confirmResize': None}, expected=204)
+    admin_api.wait_for_migration_status(server['id'], ['confirmed'])
+    admin_api.wait_for_state(server['id'], 'ACTIVE')
+    assert _allocations(migration['uuid']) == {}
+    assert _port_hosts(admin_api, server['id']) == {dest}
+
+
+def test_cold_migrate_to_a_named_host(cloud, admin_api):
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+    (other,) = set(cloud.compute_hosts) - {source}
+    resp = _action(admin_api, server['id'], {'migrate': {'host': source}},
+                   expected=400, microversion='2.56')
+    assert resp.json()['badRequest']['message'] == (
+        'Cannot migrate to the host where the server exists.')
+    resp = _action(admin_api, server['id'],
+                   {'migrate': {'host': 'no-such-host'}}, expected=400,
+                   microversion='2.56')
+    assert resp.json()['badRequest']['message'] == (
+        'Compute host no-such-host could not be found.')
+    # Before 2.56 the action takes no body.
+    _action(admin_api, server['id'], {'migrate': {'host': other}},
+            expected=400, microversion='2.55')
+
+    _action(admin_api, server['id'], {'migrate': {'host': other}},
+            microversion='2.56')
+    migrated = admin_api.wait_for_state(server['id'], 'VERIFY_RESIZE')
+    assert migrated['OS-EXT-SRV-ATTR:host'] == other
+
+
+def test_migrate_is_for_admins(cloud, demo_api):
+    server = demo_api.create_server()
+    _action(demo_api, server['id'], {'migrate': None}, expected=403)
+
+
+def test_resize_refusals(cloud, admin_api):
+    server = admin_api.create_server()
+    resp = _action(admin_api, server['id'],
+                   {'resize': {'flavorRef': OLD_FLAVOR}}, expected=400)
+    assert resp.json()['badRequest']['message'] == (
+        'Resize requires a flavor change.')
+    resp = _action(admin_api, server['id'],
+                   {'resize': {'flavorRef': 'no-such-flavor'}}, expected=400)
+    assert resp.json()['badRequest']['message'] == (
+        'Unable to locate requested flavor.')
+    _action(admin_api, server['id'], {'resize': {}}, expected=400)
+    _action(admin_api, server['id'], {'confirmResize': None}, expected=409)
+    resp = _action(admin_api, server['id'], {'revertResize': None},
+                   expected=409)
+    assert resp.json()['conflictingRequest']['message'] == (
+        "Cannot 'revertResize' instance %s while it is in vm_state active"
+        % server['id'])
+
+    _resize_to_verify(admin_api, server['id'])
+    resp = _action(admin_api, server['id'],
+                   {'resize': {'flavorRef': BIG_DISK_ONLY}}, expected=409)
+    assert resp.json()['conflictingRequest']['message'] == (
+        "Cannot 'resize' instance %s while it is in vm_state resized"
+        % server['id'])
+    # Back down from ds1G's 10 GiB disk to 1 GiB: refused.
+    _action(admin_api, server['id'], {'confirmResize': None}, expected=204)
+    admin_api.wait_for_state(server['id'], 'ACTIVE')
+    resp = _action(admin_api, server['id'],
+                   {'resize': {'flavorRef': SMALL_DISK}}, expected=400)
+    assert resp.json()['badRequest']['message'] == (
+        'Server disk was unable to be resized because: Resize to a smaller '
+        'root disk is not allowed.')
+
+
+def _set_locked(server_id, locked):
+    from nova_clone import objects
+    ctxt = nova_context.get_admin_context()
+    mapping = objects.InstanceMapping.get_by_instance_uuid(ctxt, server_id)
+    with nova_context.target_cell(ctxt, mapping.cell_mapping) as cctxt:
+        instance = objects.Instance.get_by_uuid(cctxt, server_id)
+        instance.locked = locked
+        instance.save()
+
+
+def test_locked_server_cannot_be_resized_by_its_owner(cloud, demo_api):
+    server = demo_api.create_server()
+    _set_locked(server['id'], True)
+    try:
+        resp = _action(demo_api, server['id'],
+                       {'resize': {'flavorRef': NEW_FLAVOR}}, expected=409)
+        assert resp.json()['conflictingRequest']['message'] == (
+            'Instance %s is locked' % server['id'])
+    finally:
+        _set_locked(server['id'], False)
+
+
+def test_resize_over_quota(cloud, admin_api, demo_api):
+    server = demo_api.create_server()
+    quotas = '/os-quota-sets/%s' % demo_api.project_id
+    admin_api.put(quotas, {'quota_set': {'ram': 1000}}, expected=200)
+    try:
+        resp = _action(demo_api, server['id'],
+                       {'resize': {'flavorRef': NEW_FLAVOR}}, expected=403)
+        assert resp.json()['forbidden']['message'] == (
+            'Quota exceeded for ram: Requested 512, but already used 512 '
+            'of 1000 ram')
+    finally:
+        admin_api.delete(quotas, expected=202)
+    assert demo_api.get_server(server['id'])['status'] == 'ACTIVE'
+
+
+def test_resize_with_no_valid_host(cloud, admin_api):
+    flavor = admin_api.post('/flavors', {'flavor': {
+        'name': 'too-much-disk', 'ram': 512, 'vcpus': 1, 'disk': 100000}},
+        expected=200).json()['flavor']
+    try:
+        server = admin_api.create_server()
+        source = _host(admin_api, server['id'])
+        _action(admin_api, server['id'],
+                {'resize': {'flavorRef': flavor['id']}})
+        admin_api.wait_for_migration_status(server['id'], ['error'])
+        event = admin_api.wait_for_instance_action_event(
+            server['id'], 'resize', 'conductor_migrate_server', 'Error')
+        assert 'No valid host' in event['details']
+        after = admin_api.wait_for_state(server['id'], 'ACTIVE',
+                                         task_state=None)
+        assert after['OS-EXT-SRV-ATTR:host'] == source
+        assert after['flavor']['original_name'] == 'm1.tiny'
+        assert _allocations(server['id']) == {
+            source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+        assert _allocations(_migration(admin_api, server['id'])['uuid']) \
+            == {}
+        assert 'No valid host' in _latest_fault(server['id']).message
+    finally:
+        admin_api.delete('/flavors/%s' % flavor['id'], expected=202)
+
+
+def _latest_fault(server_id):
+    from nova_clone import objects
+    ctxt = nova_context.get_admin_context()
+    mapping = objects.InstanceMapping.get_by_instance_uuid(ctxt, server_id)
+    with nova_context.target_cell(ctxt, mapping.cell_mapping) as cctxt:
+        return objects.InstanceFault.get_latest_for_instance(cctxt,
+                                                             server_id)
