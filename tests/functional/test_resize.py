@@ -1,8 +1,11 @@
 """Scenario 3 (resize, cold migration, confirm, revert) through the REST
 API of the in-process cloud (two fake computes)."""
 
+import pytest
+
 from nova_clone import context as nova_context
 from nova_clone.placement import client as report
+from tests.functional.api import samples
 
 OLD_FLAVOR = '1'     # m1.tiny: 512 MiB, 1 GiB, 1 vCPU (the default)
 NEW_FLAVOR = 'd2'    # ds1G: 1024 MiB, 10 GiB, 1 vCPU
@@ -276,3 +279,65 @@ def _latest_fault(server_id):
     with nova_context.target_cell(ctxt, mapping.cell_mapping) as cctxt:
         return objects.InstanceFault.get_latest_for_instance(cctxt,
                                                              server_id)
+
+
+def _sample_entry(relpath):
+    """The sample's first migration that is not a live migration."""
+    return next(m for m in samples.load(relpath)['migrations']
+                if m.get('migration_type') != 'live-migration')
+
+
+@pytest.mark.parametrize('version, sample', [
+    ('2.1', 'os-migrations/migrations-get.json'),
+    ('2.23', 'os-migrations/v2.23/migrations-get.json'),
+    ('2.59', 'os-migrations/v2.59/migrations-get.json'),
+    ('2.66', 'os-migrations/v2.66/migrations-get.json'),
+    ('2.80', 'os-migrations/v2.80/migrations-get.json'),
+])
+def test_migration_list_matches_nova_samples(cloud, admin_api, version,
+                                             sample):
+    server = admin_api.create_server()
+    _resize_to_verify(admin_api, server['id'])
+    (ours,) = admin_api.get('/os-migrations', microversion=version, params={
+        'instance_uuid': server['id']}).json()['migrations']
+    assert not samples.differences(_sample_entry(sample), ours), \
+        samples.differences(_sample_entry(sample), ours)
+
+
+def test_migration_list_paging_and_filters(cloud, admin_api):
+    server = admin_api.create_server()
+    _action(admin_api, server['id'], {'migrate': None})
+    admin_api.wait_for_state(server['id'], 'VERIFY_RESIZE')
+    _action(admin_api, server['id'], {'revertResize': None})
+    admin_api.wait_for_migration_status(server['id'], ['reverted'])
+    admin_api.wait_for_state(server['id'], 'ACTIVE')
+    _resize_to_verify(admin_api, server['id'])
+
+    def listed(version='2.80', **params):
+        params.setdefault('instance_uuid', server['id'])
+        return admin_api.get('/os-migrations', microversion=version,
+                             params=params).json()
+
+    both = listed()['migrations']
+    # Newest first; the move that ended stays listed with its status.
+    assert [(m['migration_type'], m['status']) for m in both] == [
+        ('resize', 'finished'), ('migration', 'reverted')]
+    page = listed(limit=1)
+    assert [m['uuid'] for m in page['migrations']] == [both[0]['uuid']]
+    (link,) = page['migrations_links']
+    assert 'marker=%s' % both[0]['uuid'] in link['href']
+    assert [m['uuid'] for m in listed(marker=both[0]['uuid'])[
+        'migrations']] == [both[1]['uuid']]
+    assert [m['uuid'] for m in listed(migration_type='migration')[
+        'migrations']] == [both[1]['uuid']]
+    assert listed(**{'changes-since': '2999-01-01T00:00:00Z'})[
+        'migrations'] == []
+    resp = admin_api.get('/os-migrations', microversion='2.80', expected=400,
+                         params={'marker': 'no-such-migration'})
+    assert resp.json()['badRequest']['message'] == (
+        'Marker no-such-migration could not be found.')
+    # Unknown parameters are refused from 2.59, ignored before.
+    admin_api.get('/os-migrations', microversion='2.59', expected=400,
+                  params={'bogus': '1'})
+    admin_api.get('/os-migrations', microversion='2.58',
+                  params={'bogus': '1'})
