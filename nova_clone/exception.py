@@ -733,3 +733,8 @@ class UnableToMigrateToSelf(Invalid):
 
 class CannotMigrateToSameHost(Invalid):
     msg_fmt = 'Cannot migrate to the host where the server exists.'
+
+
+class MoveInterrupted(NovaException):
+    msg_fmt = ('The compute service of %(host)s restarted while the '
+               'instance was %(task_state)s')

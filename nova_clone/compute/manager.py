@@ -253,6 +253,10 @@ class ComputeManager(build.BuildMixin, block_devices.BlockDeviceMixin,
             self._set_instance_obj_error_state(instance,
                                                clean_task_state=True)
             return
+        if instance.task_state in resize.INTERRUPTED:
+            resize.settle_interrupted_move(context, instance, self.host,
+                                           self.driver, self.reportclient)
+            return
         self._sync_instance_power_state(context, instance)
 
     def pre_start_hook(self, service_ref=None):
@@ -357,6 +361,12 @@ class ComputeManager(build.BuildMixin, block_devices.BlockDeviceMixin,
             except Exception:
                 LOG.exception('Could not delete orphan compute node %s',
                               cn.uuid)
+
+    @periodic_task.periodic_task
+    def _poll_unconfirmed_resizes(self, context):
+        resize.poll_unconfirmed_resizes(
+            context, self.host, CONF.resize_confirm_window,
+            compute_rpcapi.get_compute_rpcapi())
 
     @periodic_task.periodic_task
     def _sync_power_states(self, context):

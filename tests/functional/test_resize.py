@@ -1,6 +1,8 @@
 """Scenario 3 (resize, cold migration, confirm, revert) through the REST
 API of the in-process cloud (two fake computes)."""
 
+import time
+
 import pytest
 
 from nova_clone import context as nova_context
@@ -341,3 +343,51 @@ def test_migration_list_paging_and_filters(cloud, admin_api):
                   params={'bogus': '1'})
     admin_api.get('/os-migrations', microversion='2.58',
                   params={'bogus': '1'})
+
+
+def test_unconfirmed_resize_is_confirmed_after_the_window(cloud, admin_api):
+    server = admin_api.create_server()
+    dest = _resize_to_verify(admin_api, server['id'])[
+        'OS-EXT-SRV-ATTR:host']
+    migration = _migration(admin_api, server['id'])
+    manager = cloud.compute_service(dest).manager
+    ctxt = nova_context.get_admin_context()
+    # 0 (the default) never confirms.
+    manager._poll_unconfirmed_resizes(ctxt)
+    assert admin_api.get_server(server['id'])['status'] == 'VERIFY_RESIZE'
+    with cloud.flags(resize_confirm_window=1):
+        time.sleep(1.5)
+        manager._poll_unconfirmed_resizes(ctxt)
+    admin_api.wait_for_migration_status(server['id'], ['confirmed'])
+    admin_api.wait_for_state(server['id'], 'ACTIVE')
+    assert _allocations(migration['uuid']) == {}
+    admin_api.wait_for_instance_action_event(
+        server['id'], 'confirmResize', 'compute_confirm_resize', 'Success')
+
+
+def test_source_restarted_before_it_moved_the_guest(cloud, admin_api):
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+    cloud.stop_compute(source)
+    try:
+        _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
+        # The destination claimed and asked the (stopped) source to go on.
+        deadline = time.monotonic() + 30
+        while not any(m['dest_compute'] for m in admin_api.get(
+                '/os-migrations', params={'instance_uuid': server['id']}
+                ).json()['migrations']):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    finally:
+        cloud.start_compute(source)
+    after = admin_api.wait_for_state(server['id'], 'ACTIVE', task_state=None)
+    migration = admin_api.wait_for_migration_status(server['id'], ['error'])
+    assert after['OS-EXT-SRV-ATTR:host'] == source
+    assert after['flavor']['original_name'] == 'm1.tiny'
+    assert _allocations(server['id']) == {
+        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    assert _allocations(migration['uuid']) == {}
+    # The queued resize_instance reached the restarted source after it
+    # had settled the server: nothing more happened.
+    time.sleep(1)
+    assert admin_api.get_server(server['id'])['status'] == 'ACTIVE'

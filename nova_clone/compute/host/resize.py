@@ -16,6 +16,7 @@ to the migration as consumer, and the destination's to the instance.
 
 from oslo_log import log as logging
 
+from nova_clone.compute import instance_actions
 from nova_clone.compute import power_state
 from nova_clone.compute import resource_tracker
 from nova_clone.compute import task_states
@@ -142,6 +143,9 @@ class ResizeFlow:
 
     def finish_resize(self, context, disk_info, image, instance, migration,
                       request_spec=None):
+        if not _take_step(instance, task_states.RESIZE_MIGRATED,
+                          task_states.RESIZE_FINISH):
+            return
         try:
             self._finish_resize(context, disk_info, image, instance,
                                 migration)
@@ -157,8 +161,7 @@ class ResizeFlow:
         instance.host = self.host
         instance.node = migration.dest_node
         instance.compute_id = migration.dest_compute_id
-        instance.task_state = task_states.RESIZE_FINISH
-        instance.save(expected_task_state=[task_states.RESIZE_MIGRATED])
+        instance.save()
         # The instance counts on this node by its own row from now on.
         self.rt.drop_move_claim(context, migration.uuid)
         network_info = self.network_api.setup_instance_network_on_host(
@@ -197,11 +200,12 @@ class ResizeFlow:
 
     def resize_instance(self, context, instance, image, migration, flavor,
                         clean_shutdown=True, request_spec=None):
+        if not _take_step(instance, task_states.RESIZE_PREP,
+                          task_states.RESIZE_MIGRATING):
+            return
         try:
             migration.status = 'migrating'
             migration.save()
-            instance.task_state = task_states.RESIZE_MIGRATING
-            instance.save(expected_task_state=[task_states.RESIZE_PREP])
             network_info = self.network_api.get_instance_nw_info(context,
                                                                  instance)
             timeout, interval = ((CONF.shutdown_timeout, 10)
@@ -288,6 +292,20 @@ class ResizeFlow:
             return power_state.NOSTATE
 
 
+def _take_step(instance, expected, task_state):
+    """Move the instance to the next step's task state; False when it
+    is not where the move left it (settled by a restarted compute,
+    deleted...): the step is no longer wanted."""
+    instance.task_state = task_state
+    try:
+        instance.save(expected_task_state=[expected])
+    except (exception.UnexpectedTaskStateError,
+            exception.InstanceNotFound) as exc:
+        LOG.info('Not moving instance %s on: %s', instance.uuid, exc)
+        return False
+    return True
+
+
 def fail_move(context, instance, migration, exc):
     """A step failed after the guest started moving: ERROR with a fault
     naming the cause, the migration in error."""
@@ -320,3 +338,89 @@ def rollback_to_source(context, reportclient, instance, migration, exc):
     instance.task_state = None
     instance.save()
     compute_utils.add_instance_fault_from_exc(context, instance, exc)
+
+
+def poll_unconfirmed_resizes(context, host, confirm_window, compute_rpcapi):
+    """Confirm the moves to ``host`` left unconfirmed for longer than
+    ``confirm_window`` seconds, as their user would (0 = never)."""
+    if not confirm_window:
+        return
+    objects = _objects()
+    migrations = objects.MigrationList.get_unconfirmed_by_dest_compute(
+        context, confirm_window, host)
+    for migration in migrations:
+        try:
+            instance = objects.Instance.get_by_uuid(
+                context, migration.instance_uuid,
+                expected_attrs=['flavor', 'system_metadata', 'info_cache'])
+        except exception.InstanceNotFound:
+            LOG.info('Instance %s of unconfirmed migration %s is gone',
+                     migration.instance_uuid, migration.uuid)
+            migration.status = 'error'
+            migration.save()
+            continue
+        if instance.vm_state == vm_states.ERROR:
+            migration.status = 'error'
+            migration.save()
+            continue
+        if instance.vm_state != vm_states.RESIZED or \
+                instance.task_state is not None:
+            LOG.info('Not confirming the resize of %s automatically: it is '
+                     '%s/%s', instance.uuid, instance.vm_state,
+                     instance.task_state)
+            continue
+        LOG.info('Confirming the resize of %s automatically after %ss',
+                 instance.uuid, confirm_window)
+        migration.status = 'confirming'
+        migration.save()
+        objects.InstanceAction.action_start(
+            context, instance.uuid, instance_actions.CONFIRM_RESIZE,
+            want_result=False)
+        compute_rpcapi.confirm_resize(context, instance, migration,
+                                      migration.source_compute)
+
+
+# Task states of a move a restarted compute finds on its instances.
+INTERRUPTED = task_states.RESIZE_STATES + (task_states.RESIZE_REVERTING,)
+# ... of which those where the guest has not left the source yet.
+_BEFORE_FINISH = (task_states.RESIZE_PREP, task_states.RESIZE_MIGRATING,
+                  task_states.RESIZE_MIGRATED)
+
+
+def settle_interrupted_move(context, instance, host, driver, reportclient):
+    """On start: the step of a move this host was running is lost.
+
+    Until finish_resize the server is still this (source) host's and its
+    guest is still here: it is started again and the server stays as it
+    was.  Later steps cannot be finished or undone safely, so the server
+    goes to ERROR.  Either way the migration is in error and no task state
+    stays set.
+    """
+    objects = _objects()
+    task_state = instance.task_state
+    migrations = objects.MigrationList.get_in_progress_by_instance(
+        context, instance.uuid)
+    migration = migrations[-1] if len(migrations) else None
+    exc = exception.MoveInterrupted(host=host, task_state=task_state)
+    if task_state in _BEFORE_FINISH and migration is not None:
+        LOG.warning('Instance %s was being moved away when this service '
+                    'stopped; restoring it here', instance.uuid)
+        try:
+            driver.finish_revert_migration(
+                context, instance, [], migration, block_device_info=None,
+                power_on=_power_on_after(instance))
+            instance.vm_state = _settled_vm_state(instance)
+            rollback_to_source(context, reportclient, instance, migration,
+                               exc)
+            return
+        except Exception:
+            LOG.exception('Could not restore instance %s', instance.uuid)
+    LOG.warning('Instance %s was %s when this service stopped; setting it '
+                'to ERROR', instance.uuid, task_state)
+    if migration is None:
+        instance.vm_state = vm_states.ERROR
+        instance.task_state = None
+        instance.save()
+        compute_utils.add_instance_fault_from_exc(context, instance, exc)
+        return
+    fail_move(context, instance, migration, exc)
