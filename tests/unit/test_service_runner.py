@@ -16,6 +16,7 @@ import pytest
 
 from nova_clone.conductor import manager as conductor_manager
 from nova_clone.conductor import rpcapi as conductor_rpcapi
+from nova_clone.conductor.tasks import migrate as migrate_task
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone.db.main import api as main_db_api
@@ -269,9 +270,10 @@ def test_compute_task_rpc_reaches_the_flow_modules(bus, monkeypatch):
             return 'reply-from-%s' % name
         return flow
 
+    monkeypatch.setattr(migrate_task, 'migrate_server',
+                        record('migrate_server'))
     for module, names in (('build', ['schedule_and_build_instances',
                                      'build_instances']),
-                          ('migrate', ['migrate_server']),
                           ('live_migrate', ['live_migrate_instance'])):
         fake = types.ModuleType('nova_clone.conductor.tasks.' + module)
         for name in names:
