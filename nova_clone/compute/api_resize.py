@@ -146,21 +146,27 @@ def resize(compute_api, context, instance_uuid, flavor_id=None,
              instance.uuid)
 
 
-def _finished_migration(cctxt, instance):
+def _resized(context, cctxt, instance_uuid, method, check_lock):
+    """(instance, its finished migration) of a server to confirm or
+    revert."""
+    instance = _objects().Instance.get_by_uuid(
+        cctxt, instance_uuid, expected_attrs=INSTANCE_ATTRS)
+    if check_lock:
+        _check_lock(context, instance)
+    _check_state(instance, method, _RESIZED_STATES)
     try:
-        return _objects().Migration.get_by_instance_and_status(
+        migration = _objects().Migration.get_by_instance_and_status(
             cctxt.elevated(), instance.uuid, 'finished')
     except exception.MigrationNotFoundByStatus:
         raise exception.MigrationNotFound(migration_id=instance.uuid)
+    return instance, migration
 
 
 def confirm_resize(compute_api, context, instance_uuid):
     objects = _objects()
     with _in_cell(context, instance_uuid) as cctxt:
-        instance = objects.Instance.get_by_uuid(
-            cctxt, instance_uuid, expected_attrs=INSTANCE_ATTRS)
-        _check_state(instance, 'confirmResize', _RESIZED_STATES)
-        migration = _finished_migration(cctxt, instance)
+        instance, migration = _resized(context, cctxt, instance_uuid,
+                                       'confirmResize', check_lock=False)
         migration.status = 'confirming'
         migration.save()
         objects.InstanceAction.action_start(
@@ -173,11 +179,8 @@ def confirm_resize(compute_api, context, instance_uuid):
 def revert_resize(compute_api, context, instance_uuid):
     objects = _objects()
     with _in_cell(context, instance_uuid) as cctxt:
-        instance = objects.Instance.get_by_uuid(
-            cctxt, instance_uuid, expected_attrs=INSTANCE_ATTRS)
-        _check_lock(context, instance)
-        _check_state(instance, 'revertResize', _RESIZED_STATES)
-        migration = _finished_migration(cctxt, instance)
+        instance, migration = _resized(context, cctxt, instance_uuid,
+                                       'revertResize', check_lock=True)
         spec = objects.RequestSpec.get_by_instance_uuid(context,
                                                         instance.uuid)
         spec.flavor = instance.old_flavor

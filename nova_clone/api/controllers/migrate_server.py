@@ -70,26 +70,25 @@ def resize(req, server_id, body):
                             else disk_config == 'AUTO'))
 
 
+def _settle(req, server_id, action, rule, func):
+    context = auth.get_context(req)
+    instance = servers.get_server(req, server_id)
+    context.can(policies.SERVERS % rule, target=_target(instance))
+    _call(action, server_id, func, context, instance.uuid)
+
+
 @resource.response(204)
 @validation.schema(schema.confirm_resize)
 def confirm_resize(req, server_id, body):
-    context = auth.get_context(req)
-    instance = servers.get_server(req, server_id)
-    context.can(policies.SERVERS % 'confirm_resize',
-                target=_target(instance))
-    _call('confirmResize', server_id, api_resize.confirm_resize, context,
-          instance.uuid)
+    _settle(req, server_id, 'confirmResize', 'confirm_resize',
+            api_resize.confirm_resize)
 
 
 @resource.response(202)
 @validation.schema(schema.revert_resize)
 def revert_resize(req, server_id, body):
-    context = auth.get_context(req)
-    instance = servers.get_server(req, server_id)
-    context.can(policies.SERVERS % 'revert_resize',
-                target=_target(instance))
-    _call('revertResize', server_id, api_resize.revert_resize, context,
-          instance.uuid)
+    _settle(req, server_id, 'revertResize', 'revert_resize',
+            api_resize.revert_resize)
 
 
 @resource.response(202)

@@ -41,16 +41,6 @@ def flavor_usage(flavor):
                                   flavor.root_gb + flavor.ephemeral_gb)
 
 
-def set_flavor(instance, flavor):
-    """The instance's flavor and the size columns copied from it."""
-    instance.flavor = flavor
-    instance.instance_type_id = flavor.id
-    instance.vcpus = flavor.vcpus
-    instance.memory_mb = flavor.memory_mb
-    instance.root_gb = flavor.root_gb
-    instance.ephemeral_gb = flavor.ephemeral_gb
-
-
 def _power_on_after(instance):
     """A stopped server stays stopped through its move."""
     old = (instance.system_metadata or {}).get(OLD_VM_STATE)
@@ -157,7 +147,7 @@ class ResizeFlow:
         resized = migration.old_instance_type_id != \
             migration.new_instance_type_id
         if resized:
-            set_flavor(instance, instance.new_flavor)
+            instance.apply_flavor(instance.new_flavor)
         instance.host = self.host
         instance.node = migration.dest_node
         instance.compute_id = migration.dest_compute_id
@@ -256,7 +246,7 @@ class ResizeFlow:
     def finish_revert_resize(self, context, instance, migration,
                              request_spec=None):
         try:
-            set_flavor(instance, instance.old_flavor)
+            instance.apply_flavor(instance.old_flavor)
             instance.old_flavor = None
             instance.new_flavor = None
             instance.host = migration.source_compute

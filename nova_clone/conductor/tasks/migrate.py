@@ -10,9 +10,9 @@ a fault saying why.
 """
 
 from oslo_log import log as logging
-from oslo_serialization import jsonutils
 
 from nova_clone.compute.host import resize as host_resize
+from nova_clone.conductor.tasks import build
 from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
@@ -118,18 +118,9 @@ def _destination(manager, context, instance, flavor, request_spec,
 
 
 def _claim_alternate(manager, context, instance, host_list):
-    """Claim the first alternate Placement still has room on."""
-    while host_list:
-        host = host_list.pop(0)
-        alloc = host.allocation_request
-        if not alloc:
-            continue
-        alloc = jsonutils.loads(alloc) if isinstance(alloc, str) else alloc
-        if manager.report_client.claim_resources(
-                context, instance.uuid, alloc, instance.project_id,
-                instance.user_id,
-                allocation_request_version=host.allocation_request_version):
-            return host
-    raise exception.MaxRetriesExceeded(
-        reason='Exhausted all hosts available for retrying the resize of '
-               'instance %s.' % instance.uuid)
+    host = build.claim_next_alternate(manager, context, instance, host_list)
+    if host is None:
+        raise exception.MaxRetriesExceeded(
+            reason='Exhausted all hosts available for retrying the resize '
+                   'of instance %s.' % instance.uuid)
+    return host

@@ -1,8 +1,6 @@
 """compute/host/resize.py: what a failed prep_resize hands back, and the
 conductor's reschedule of a move onto the alternates."""
 
-import json
-
 import pytest
 
 from nova_clone.compute.host import resize
@@ -10,16 +8,7 @@ from nova_clone.compute import utils as compute_utils
 from nova_clone.conductor.tasks import migrate
 from nova_clone import exception
 from nova_clone.objects import request_spec
-
-
-class Host:
-    def __init__(self, name, claimable=True):
-        self.service_host = name
-        self.nodename = name
-        self.allocation_request = json.dumps(
-            {'allocations': {name + '-rp': {'resources': {'VCPU': 1}}}})
-        self.allocation_request_version = '1.36'
-        self.claimable = claimable
+from tests.unit.scheduler.test_reschedule import Host
 
 
 class Record:
