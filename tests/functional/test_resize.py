@@ -391,3 +391,50 @@ def test_source_restarted_before_it_moved_the_guest(cloud, admin_api):
     # had settled the server: nothing more happened.
     time.sleep(1)
     assert admin_api.get_server(server['id'])['status'] == 'ACTIVE'
+
+
+def _failing(monkeypatch, cloud, host, method, message):
+    from nova_clone import exception
+    driver = cloud.compute_service(host).manager.driver
+
+    def fail(*args, **kwargs):
+        raise exception.NovaException(message)
+    monkeypatch.setattr(driver, method, fail)
+
+
+def test_failure_on_the_source_puts_the_server_in_error(cloud, admin_api,
+                                                        monkeypatch):
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+    _failing(monkeypatch, cloud, source, 'migrate_disk_and_power_off',
+             'disk copy failed')
+    _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
+    failed = admin_api.wait_for_state(server['id'], 'ERROR')
+    assert failed['fault']['message'] == 'disk copy failed'
+    assert failed['OS-EXT-SRV-ATTR:host'] == source
+    migration = admin_api.wait_for_migration_status(server['id'], ['error'])
+    # Nothing held on the destination the server never reached.
+    assert _allocations(server['id']) == {
+        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    assert _allocations(migration['uuid']) == {}
+    admin_api.wait_for_instance_action_event(
+        server['id'], 'resize', 'compute_resize_instance', 'Error')
+
+
+def test_failure_on_the_destination_puts_the_server_in_error(
+        cloud, admin_api, monkeypatch):
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+    (dest,) = set(cloud.compute_hosts) - {source}
+    _failing(monkeypatch, cloud, dest, 'finish_migration',
+             'guest did not start')
+    _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
+    failed = admin_api.wait_for_state(server['id'], 'ERROR')
+    assert failed['fault']['message'] == 'guest did not start'
+    assert failed['OS-EXT-SRV-ATTR:host'] == dest
+    migration = admin_api.wait_for_migration_status(server['id'], ['error'])
+    assert _allocations(server['id']) == {
+        dest: {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
+    assert _allocations(migration['uuid']) == {}
+    admin_api.wait_for_instance_action_event(
+        server['id'], 'resize', 'compute_finish_resize', 'Error')

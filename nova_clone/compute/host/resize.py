@@ -140,7 +140,7 @@ class ResizeFlow:
             self._finish_resize(context, disk_info, image, instance,
                                 migration)
         except Exception as exc:
-            fail_move(context, instance, migration, exc)
+            self._fail(context, instance, migration, exc)
             raise
 
     def _finish_resize(self, context, disk_info, image, instance, migration):
@@ -180,7 +180,7 @@ class ResizeFlow:
             self.network_api.migrate_instance_start(context, instance,
                                                     migration)
         except Exception as exc:
-            fail_move(context, instance, migration, exc)
+            self._fail(context, instance, migration, exc)
             raise
         self.compute_rpcapi.finish_revert_resize(
             context, instance, migration, migration.source_compute,
@@ -214,7 +214,7 @@ class ResizeFlow:
             instance.task_state = task_states.RESIZE_MIGRATED
             instance.save(expected_task_state=[task_states.RESIZE_MIGRATING])
         except Exception as exc:
-            fail_move(context, instance, migration, exc)
+            self._fail(context, instance, migration, exc)
             raise
         self.compute_rpcapi.finish_resize(
             context, instance, migration, image, disk_info,
@@ -238,7 +238,7 @@ class ResizeFlow:
             instance.save(expected_task_state=[
                 None, task_states.RESIZE_CONFIRMING])
         except Exception as exc:
-            fail_move(context, instance, migration, exc)
+            self._fail(context, instance, migration, exc)
             raise
         LOG.info('Resize of %s confirmed; source %s cleaned up',
                  instance.uuid, self.host)
@@ -271,9 +271,13 @@ class ResizeFlow:
             instance.power_state = self._power_state(instance)
             instance.save(expected_task_state=[task_states.RESIZE_REVERTING])
         except Exception as exc:
-            fail_move(context, instance, migration, exc)
+            self._fail(context, instance, migration, exc)
             raise
         LOG.info('Resize of %s reverted to %s', instance.uuid, self.host)
+
+    def _fail(self, context, instance, migration, exc):
+        self.rt.drop_move_claim(context, migration.uuid)
+        fail_move(context, instance, migration, exc, self.reportclient)
 
     def _power_state(self, instance):
         try:
@@ -296,22 +300,34 @@ def _take_step(instance, expected, task_state):
     return True
 
 
-def fail_move(context, instance, migration, exc):
+def fail_move(context, instance, migration, exc, reportclient):
     """A step failed after the guest started moving: ERROR with a fault
-    naming the cause, the migration in error."""
+    naming the cause, the migration in error, and Placement holding
+    resources only on the host the instance is recorded on."""
     LOG.error('Move of instance %s failed: %s', instance.uuid, exc)
+    try:
+        if instance.host == migration.source_compute:
+            reportclient.move_allocations(context, migration.uuid,
+                                          instance.uuid)
+        else:
+            reportclient.delete_allocation_for_instance(
+                context, migration.uuid, consumer_type='migration')
+    except Exception:
+        LOG.exception('Could not settle the allocations of migration %s',
+                      migration.uuid)
     migration.status = 'error'
     try:
         migration.save()
     except Exception:
         LOG.exception('Could not put migration %s in error', migration.uuid)
+    # The fault first: whoever sees ERROR sees why.
+    compute_utils.add_instance_fault_from_exc(context, instance, exc)
     instance.vm_state = vm_states.ERROR
     instance.task_state = None
     try:
         instance.save()
     except exception.InstanceNotFound:
-        return
-    compute_utils.add_instance_fault_from_exc(context, instance, exc)
+        LOG.info('Instance %s was deleted during its move', instance.uuid)
 
 
 def rollback_to_source(context, reportclient, instance, migration, exc):
@@ -325,9 +341,9 @@ def rollback_to_source(context, reportclient, instance, migration, exc):
                       'to instance %s', migration.uuid, instance.uuid)
     migration.status = 'error'
     migration.save()
+    compute_utils.add_instance_fault_from_exc(context, instance, exc)
     instance.task_state = None
     instance.save()
-    compute_utils.add_instance_fault_from_exc(context, instance, exc)
 
 
 def poll_unconfirmed_resizes(context, host, confirm_window, compute_rpcapi):
@@ -408,9 +424,9 @@ def settle_interrupted_move(context, instance, host, driver, reportclient):
     LOG.warning('Instance %s was %s when this service stopped; setting it '
                 'to ERROR', instance.uuid, task_state)
     if migration is None:
+        compute_utils.add_instance_fault_from_exc(context, instance, exc)
         instance.vm_state = vm_states.ERROR
         instance.task_state = None
         instance.save()
-        compute_utils.add_instance_fault_from_exc(context, instance, exc)
         return
-    fail_move(context, instance, migration, exc)
+    fail_move(context, instance, migration, exc, reportclient)
