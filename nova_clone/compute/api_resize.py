@@ -12,7 +12,6 @@ from oslo_log import log as logging
 from nova_clone.compute import instance_actions
 from nova_clone.compute import task_states
 from nova_clone.compute import vm_states
-from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
 from nova_clone import quota
@@ -133,12 +132,8 @@ def resize(compute_api, context, instance_uuid, flavor_id=None,
             instance_actions.RESIZE if flavor_id is not None
             else instance_actions.MIGRATE, want_result=False)
     spec = objects.RequestSpec.get_by_instance_uuid(context, instance.uuid)
-    spec.flavor = flavor
-    spec.save()
     if destination is not None:
         spec.requested_destination = destination
-    if not CONF.allow_resize_to_same_host:
-        spec.ignore_hosts = [instance.host]
     compute_api.compute_task_api.migrate_server(
         context, instance, {'filter_properties': {}}, False, False, flavor,
         None, None, clean_shutdown=True, request_spec=spec, do_cast=True)

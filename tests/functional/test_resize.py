@@ -100,6 +100,14 @@ def test_resize_then_confirm(cloud, admin_api):
         dest: {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
     admin_api.wait_for_instance_action_event(
         server['id'], 'confirmResize', 'compute_confirm_resize', 'Success')
+    assert _spec_flavor(server['id']) == NEW_FLAVOR
+
+
+def _spec_flavor(server_id):
+    """The flavor the server's request spec schedules its next move with."""
+    from nova_clone import objects
+    return objects.RequestSpec.get_by_instance_uuid(
+        nova_context.get_admin_context(), server_id).flavor.flavorid
 
 
 def test_resize_then_revert(cloud, admin_api):
@@ -117,6 +125,7 @@ def test_resize_then_revert(cloud, admin_api):
         source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
     assert _allocations(migration['uuid']) == {}
     assert _port_hosts(admin_api, server['id']) == {source}
+    assert _spec_flavor(server['id']) == OLD_FLAVOR
     assert _events(admin_api, server['id'], 'revertResize') == {
         'compute_revert_resize': 'Success',
         'compute_finish_revert_resize': 'Success'}
@@ -270,6 +279,7 @@ def test_resize_with_no_valid_host(cloud, admin_api):
         assert _allocations(_migration(admin_api, server['id'])['uuid']) \
             == {}
         assert 'No valid host' in _latest_fault(server['id']).message
+        assert _spec_flavor(server['id']) == OLD_FLAVOR
     finally:
         admin_api.delete('/flavors/%s' % flavor['id'], expected=202)
 

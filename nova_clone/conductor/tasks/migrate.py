@@ -37,17 +37,28 @@ def migrate_server(manager, context, instance, scheduler_hint, live, rebuild,
     if live or rebuild or flavor is None:
         raise exception.Invalid(
             'migrate_server here runs cold migrations and resizes only')
+    if host_list is not None:
+        # A reschedule cast by a compute: this is its cell's conductor.
+        _reported(manager, context, instance, scheduler_hint, flavor,
+                  clean_shutdown, request_spec, host_list)
+        return
+    # From the API: the super-conductor finds the instance's cell.
     mapping = _objects().InstanceMapping.get_by_instance_uuid(context,
                                                               instance.uuid)
     with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
         instance._context = cctxt
-        with compute_utils.EventReporter(cctxt, EVENT, CONF.host,
-                                         instance.uuid):
-            with compute_utils.EventReporter(cctxt, COLD_MIGRATE_EVENT,
-                                             CONF.host, instance.uuid):
-                _cold_migrate(manager, cctxt, instance, scheduler_hint,
-                              flavor, clean_shutdown, request_spec,
-                              host_list)
+        _reported(manager, cctxt, instance, scheduler_hint, flavor,
+                  clean_shutdown, request_spec, host_list)
+
+
+def _reported(manager, context, instance, scheduler_hint, flavor,
+              clean_shutdown, request_spec, host_list):
+    with compute_utils.EventReporter(context, EVENT, CONF.host,
+                                     instance.uuid):
+        with compute_utils.EventReporter(context, COLD_MIGRATE_EVENT,
+                                         CONF.host, instance.uuid):
+            _cold_migrate(manager, context, instance, scheduler_hint,
+                          flavor, clean_shutdown, request_spec, host_list)
 
 
 def _new_migration(context, instance, flavor):
@@ -113,6 +124,11 @@ def _destination(manager, context, instance, flavor, request_spec,
     selections = manager.query_client.select_destinations(
         context, request_spec, [instance.uuid], return_objects=True,
         return_alternates=True)
+    # The spec keeps the flavor the server is moving to (a revert puts the
+    # old one back); the destination asked for was for this move only.
+    kept = request_spec.obj_clone()
+    kept.requested_destination = None
+    kept.save()
     hosts = selections[0]
     return hosts[0], hosts[1:]
 
