@@ -448,3 +448,44 @@ def test_failure_on_the_destination_puts_the_server_in_error(
     assert _allocations(migration['uuid']) == {}
     admin_api.wait_for_instance_action_event(
         server['id'], 'resize', 'compute_finish_resize', 'Error')
+
+
+# Last in the module: it needs a cloud of three computes.
+def test_failed_prep_resize_is_rescheduled_to_an_alternate(cloud_factory,
+                                                           monkeypatch):
+    from nova_clone import exception
+    cloud = cloud_factory(computes=3)
+    api = cloud.admin_api
+    server = api.create_server()
+    source = _host(api, server['id'])
+    refused = []
+
+    def refuse_once(rt):
+        claim = rt.move_claim
+
+        def move_claim(*args, **kwargs):
+            if not refused:
+                refused.append(rt.host)
+                raise exception.ComputeResourcesUnavailable(
+                    reason='no room for the move on %s' % rt.host)
+            return claim(*args, **kwargs)
+        return move_claim
+
+    for host in set(cloud.compute_hosts) - {source}:
+        rt = cloud.compute_service(host).manager.rt
+        monkeypatch.setattr(rt, 'move_claim', refuse_once(rt))
+    _action(api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
+    resized = api.wait_for_state(server['id'], 'VERIFY_RESIZE')
+    dest = resized['OS-EXT-SRV-ATTR:host']
+    (first,) = refused
+    assert dest not in (source, first)
+    migration = _migration(api, server['id'])
+    assert (migration['dest_compute'], migration['status']) == (dest,
+                                                                'finished')
+    # The refusing host holds nothing.
+    assert _allocations(server['id']) == {
+        dest: {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
+    assert _allocations(migration['uuid']) == {
+        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    _action(api, server['id'], {'confirmResize': None}, expected=204)
+    api.wait_for_state(server['id'], 'ACTIVE')
