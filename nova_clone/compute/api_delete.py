@@ -12,6 +12,7 @@
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_clone.compute import api_resize
 from nova_clone.compute import instance_actions
 from nova_clone.compute import task_states
 from nova_clone.compute import vm_states
@@ -120,6 +121,7 @@ def _queue_for_delete(mapping):
 
 def _delete_on_compute(compute_api, cctxt, instance):
     objects = _objects()
+    api_resize.confirm_before_delete(compute_api, cctxt, instance)
     instance.task_state = task_states.DELETING
     try:
         instance.save()

@@ -189,3 +189,20 @@ def revert_resize(compute_api, context, instance_uuid):
             want_result=False)
         compute_api.compute_rpcapi.revert_resize(
             cctxt, instance, migration, migration.dest_compute, spec)
+
+
+def confirm_before_delete(compute_api, cctxt, instance):
+    """A server deleted while VERIFY_RESIZE leaves nothing on the source:
+    the resize is confirmed there first (a call), as Nova does."""
+    if instance.vm_state != vm_states.RESIZED:
+        return
+    try:
+        migration = _objects().Migration.get_by_instance_and_status(
+            cctxt.elevated(), instance.uuid, 'finished')
+    except exception.MigrationNotFoundByStatus:
+        return
+    _objects().InstanceAction.action_start(
+        cctxt, instance.uuid, instance_actions.CONFIRM_RESIZE,
+        want_result=False)
+    compute_api.compute_rpcapi.confirm_resize(
+        cctxt, instance, migration, migration.source_compute, cast=False)

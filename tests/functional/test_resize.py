@@ -450,6 +450,21 @@ def test_failure_on_the_destination_puts_the_server_in_error(
         server['id'], 'resize', 'compute_finish_resize', 'Error')
 
 
+def test_delete_while_verify_resize_cleans_both_hosts(cloud, admin_api):
+    from nova_clone.virt import fake
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+    dest = _resize_to_verify(admin_api, server['id'])[
+        'OS-EXT-SRV-ATTR:host']
+    migration = _migration(admin_api, server['id'])
+    assert server['id'] in fake.get_hypervisor(source).guests
+    admin_api.delete_server_and_wait(server['id'])
+    assert _allocations(server['id']) == {}
+    assert _allocations(migration['uuid']) == {}
+    for host in (source, dest):
+        assert server['id'] not in fake.get_hypervisor(host).guests
+
+
 # Last in the module: it needs a cloud of three computes.
 def test_failed_prep_resize_is_rescheduled_to_an_alternate(cloud_factory,
                                                            monkeypatch):

@@ -236,7 +236,7 @@ class ResizeFlow:
             instance.vm_state = _settled_vm_state(instance)
             instance.task_state = None
             instance.save(expected_task_state=[
-                None, task_states.RESIZE_CONFIRMING])
+                None, task_states.RESIZE_CONFIRMING, task_states.DELETING])
         except Exception as exc:
             self._fail(context, instance, migration, exc)
             raise
