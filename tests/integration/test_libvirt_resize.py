@@ -206,3 +206,24 @@ def test_resize_down_is_refused_before_anything_stops(hosts, guest):
     assert 'Unable to resize disk down' in str(err.value)
     assert _domain(host_a, inst)[0] == power_state.RUNNING
     assert os.path.exists(host_a.instance_dir(inst))
+
+
+def test_a_failed_finish_leaves_the_source_able_to_revert(hosts, guest,
+                                                          libvirt_env):
+    host_a, host_b = hosts
+    ctx, inst = guest
+    migration, disk_info = _move(host_a, host_b, ctx, inst, _bigger())
+    # The destination cannot read the disk where disk_info says it is.
+    (disk,) = json.loads(disk_info)
+    unreadable = json.dumps([dict(disk, path='/nonexistent/disk')])
+    with pytest.raises(exception.DiskNotFound):
+        host_b.finish_migration(ctx, migration, inst, unreadable, [],
+                                IMAGE_META, True, {})
+    assert inst.uuid not in host_b.list_instance_uuids()
+    assert not os.path.exists(host_b.instance_dir(inst))
+    assert os.path.exists(disk['path'])
+
+    inst.apply_flavor(inst.old_flavor)
+    host_a.finish_revert_migration(ctx, inst, [], migration)
+    wait_console(host_a, ctx, inst, libvirt_env['GUEST_MARKER'], count=2)
+    assert _domain(host_a, inst) == (power_state.RUNNING, 128, 1)

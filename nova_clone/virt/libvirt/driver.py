@@ -585,6 +585,7 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
             for path in resize.copy_disks(json.loads(disk_info or '[]'),
                                           inst_dir):
                 self._rebase_on_local_base(context, instance, path)
+            self._check_root_disk(instance, block_device_info)
             root = os.path.join(inst_dir, 'disk')
             if resize_instance and os.path.exists(root):
                 imagebackend.grow(
@@ -598,6 +599,14 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
                 shutil.rmtree(inst_dir, ignore_errors=True)
         LOG.info('Guest %s moved here (%s)', instance.uuid,
                  'running' if power_on else 'defined')
+
+    def _check_root_disk(self, instance, block_device_info):
+        """A moved guest boots from its own disk, never from a fresh
+        one that defining the guest would otherwise create."""
+        root = os.path.join(self.instance_dir(instance), 'disk')
+        if not (self._booted_from_volume(block_device_info) or
+                os.path.exists(root)):
+            raise exception.DiskNotFound(location=root)
 
     def _rebase_on_local_base(self, context, instance, path):
         """Back a copied overlay by this host's cached copy of its image."""
@@ -626,6 +635,7 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
         if not resize.restore(self.instance_dir(instance)):
             LOG.info('Guest %s has no backup to restore: its files never '
                      'moved', instance.uuid)
+        self._check_root_disk(instance, block_device_info)
         self._create_guest(context, instance,
                            image_meta_obj.ImageMeta.from_instance(instance),
                            network_info, block_device_info, power_on)
