@@ -168,18 +168,22 @@ def test_resize_then_revert(hosts, guest, libvirt_env):
     assert libvirt_hosts.CMDLINE in xml
 
 
-def test_cold_migration_keeps_the_flavor(hosts, guest, libvirt_env):
+def test_cold_migration_of_a_stopped_guest(hosts, guest, libvirt_env):
     host_a, host_b = hosts
     ctx, inst = guest
+    host_a.power_off(inst, timeout=30, retry_interval=10)
     migration, disk_info = _move(host_a, host_b, ctx, inst, inst.flavor)
+    # A stopped guest arrives stopped (the manager's power_on=False).
     host_b.finish_migration(ctx, migration, inst, disk_info, [], IMAGE_META,
-                            False, {})
-    wait_console(host_b, ctx, inst, libvirt_env['GUEST_MARKER'])
-    assert _domain(host_b, inst) == (power_state.RUNNING, 128, 1)
+                            False, {}, power_on=False)
+    assert _domain(host_b, inst) == (power_state.SHUTDOWN, 128, 1)
     disk_b = os.path.join(host_b.instance_dir(inst), 'disk')
     assert imagebackend.image_info(disk_b)['virtual-size'] == GIB
     host_a.confirm_migration(ctx, migration, inst, [])
     assert inst.uuid not in host_a.list_instance_uuids()
+    host_b.power_on(ctx, inst, [])
+    wait_console(host_b, ctx, inst, libvirt_env['GUEST_MARKER'])
+    assert _domain(host_b, inst)[0] == power_state.RUNNING
 
 
 def test_resize_on_the_same_host_then_confirm(hosts, guest, libvirt_env):
