@@ -231,3 +231,35 @@ def test_a_failed_finish_leaves_the_source_able_to_revert(hosts, guest,
     host_a.finish_revert_migration(ctx, inst, [], migration)
     wait_console(host_a, ctx, inst, libvirt_env['GUEST_MARKER'], count=2)
     assert _domain(host_a, inst) == (power_state.RUNNING, 128, 1)
+
+
+def test_revert_over_a_shared_instances_path(make_driver, libvirt_env,
+                                             tmp_path_factory):
+    """Both hosts keep instances in one directory: the destination's copy
+    and the source's backup sit side by side, and the destination's
+    destroy removes only its copy."""
+    shared = tmp_path_factory.mktemp('shared-instances')
+    host_a, host_b = make_driver(1, shared), make_driver(2, shared)
+    ctx = nova_context.get_admin_context()
+    inst = libvirt_hosts.make_instance()
+    marker = libvirt_env['GUEST_MARKER']
+    host_a.spawn(ctx, inst, IMAGE_META, [], None, {})
+    try:
+        wait_console(host_a, ctx, inst, marker)
+        migration, disk_info = _move(host_a, host_b, ctx, inst, _bigger())
+        host_b.finish_migration(ctx, migration, inst, disk_info, [],
+                                IMAGE_META, True, {})
+        wait_console(host_b, ctx, inst, marker)
+        assert _domain(host_b, inst) == (power_state.RUNNING, 192, 2)
+        host_b.destroy(ctx, inst, [], None, destroy_disks=True)
+        assert os.path.exists(os.path.join(str(shared), inst.uuid +
+                                           '_resize', 'disk'))
+        inst.apply_flavor(inst.old_flavor)
+        host_a.finish_revert_migration(ctx, inst, [], migration)
+        wait_console(host_a, ctx, inst, marker, count=2)
+        assert _domain(host_a, inst) == (power_state.RUNNING, 128, 1)
+        assert imagebackend.image_info(os.path.join(
+            host_a.instance_dir(inst), 'disk'))['virtual-size'] == GIB
+    finally:
+        for drv in (host_b, host_a):
+            drv.destroy(ctx, inst, [])
