@@ -154,6 +154,32 @@ def test_identity_version_discovery_and_password_token(peers):
     assert resp.json()['error']['code'] == 404
 
 
+def test_identity_tokens_are_read_only_by_their_user_or_a_service(peers):
+    demo = session(peers, 'demo', 'demo')
+    admin = session(peers, 'admin', 'admin')
+    service = session(peers, 'neutron', 'service')
+    admin_token = admin.get_token()
+    demo_token = demo.get_token()
+
+    def read(sess, subject):
+        return sess.get(peers.auth_url + '/auth/tokens', raise_exc=False,
+                        headers={'X-Subject-Token': subject})
+
+    resp = read(demo, admin_token)
+    assert resp.status_code == 403
+    assert 'identity:validate_token' in resp.json()['error']['message']
+    assert 'token' not in resp.json()
+    resp = demo.delete(peers.auth_url + '/auth/tokens', raise_exc=False,
+                       headers={'X-Subject-Token': admin_token})
+    assert resp.status_code == 403
+    assert read(admin, admin_token).status_code == 200
+    assert read(demo, demo_token).status_code == 200
+    assert read(admin, demo_token).status_code == 200
+    resp = read(service, admin_token)
+    assert resp.status_code == 200
+    assert resp.json()['token']['user']['name'] == 'admin'
+
+
 def test_identity_rejects_bad_password_and_limits_listings(peers):
     raw = ks_session.Session()
     resp = raw.post(peers.auth_url + '/auth/tokens', raise_exc=False,
