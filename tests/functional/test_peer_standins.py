@@ -407,6 +407,37 @@ def test_neutron_visibility_and_errors(peers, net):
     assert {'binding', 'binding-extended', 'security-group'} <= exts
 
 
+def test_neutron_only_the_network_owner_picks_addresses_on_it(peers):
+    alt = client(peers, 'neutron', 'alt', 'alt')
+    admin = client(peers, 'neutron', 'admin', 'admin')
+    network = admin.post('/v2.0/networks', json={'network': {
+        'name': 'shared-pick', 'shared': True}}).json()['network']
+    subnet = admin.post('/v2.0/subnets', json={'subnet': {
+        'network_id': network['id'], 'cidr': '10.77.0.0/24',
+        'ip_version': 4}}).json()['subnet']
+    resp = alt.post('/v2.0/ports', json={'port': {
+        'network_id': network['id'],
+        'fixed_ips': [{'ip_address': '10.77.0.50'}]}})
+    assert resp.status_code == 403
+    assert 'create_port:fixed_ips:ip_address' in \
+        resp.json()['NeutronError']['message']
+    # A subnet without an address is the project's to ask for.
+    port = alt.post('/v2.0/ports', json={'port': {
+        'network_id': network['id'],
+        'fixed_ips': [{'subnet_id': subnet['id']}]}}).json()['port']
+    resp = alt.put('/v2.0/ports/%s' % port['id'], json={'port': {
+        'fixed_ips': [{'ip_address': '10.77.0.60'}]}})
+    assert resp.status_code == 403
+    taken = [ip['ip_address'] for p in admin.get(
+        '/v2.0/ports?network_id=%s' % network['id']).json()['ports']
+        for ip in p['fixed_ips']]
+    assert '10.77.0.50' not in taken and '10.77.0.60' not in taken
+    resp = admin.post('/v2.0/ports', json={'port': {
+        'network_id': network['id'],
+        'fixed_ips': [{'ip_address': '10.77.0.50'}]}})
+    assert resp.status_code == 201
+
+
 def test_neutron_forged_identity_headers_never_count(peers, net):
     """Repeated tokens are answered from a memo: still no forging."""
     alt = client(peers, 'neutron', 'alt', 'alt')
