@@ -15,7 +15,22 @@ libvirt_opts = [
                help='Deprecated in Nova; kept for config compatibility.'),
     cfg.StrOpt('live_migration_scheme', help='Scheme of the migration URI.'),
     cfg.IntOpt('live_migration_completion_timeout', default=800, min=0,
-               help='Seconds per GiB before a live migration is aborted.'),
+               help='Seconds per GiB of data to copy (guest memory, at '
+                    'least 2 GiB, plus the local disks of a block '
+                    'migration) a live migration may take before '
+                    'live_migration_timeout_action is taken; 0 waits '
+                    'forever.'),
+    cfg.StrOpt('live_migration_timeout_action', default='abort',
+               choices=['abort', 'force_complete'],
+               help='What an overdue live migration gets: abort it, or '
+                    'pause the guest so the copy converges.'),
+    cfg.IntOpt('live_migration_bandwidth', default=0, min=0,
+               help='Cap of a live migration\'s copy in MiB/s; 0 leaves '
+                    'it to libvirt.'),
+    cfg.HostAddressOpt('live_migration_inbound_addr',
+                       help='Address other hosts send live migration '
+                            'traffic to this one on; unset: libvirt\'s '
+                            'migration_host.'),
 ]
 
 

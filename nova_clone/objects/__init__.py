@@ -34,6 +34,7 @@ _MODULES += [
     'instance_fault',
     'instance_info_cache',
     'migration',
+    'migrate_data',
     'service',
     'tag',
 ]

@@ -80,6 +80,7 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
         self.image_download = None
         self._disk_cache_mode = None
         self.instances_path = CONF.instances_path
+        self._init_live_migration()
 
     # -- host ------------------------------------------------------------
 
