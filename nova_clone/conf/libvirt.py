@@ -12,8 +12,14 @@ libvirt_opts = [
     cfg.StrOpt('images_type', default='qcow2', choices=['qcow2', 'raw'],
                help='Format of instance disks.'),
     cfg.StrOpt('live_migration_uri',
-               help='Deprecated in Nova; kept for config compatibility.'),
-    cfg.StrOpt('live_migration_scheme', help='Scheme of the migration URI.'),
+               help='libvirt URI of a live migration\'s destination, %s '
+                    'standing for its host name (deprecated in Nova for '
+                    'live_migration_scheme); unset: the destination\'s '
+                    'own connection_uri when it names a socket or host, '
+                    'else qemu+<scheme>://<host>/system.'),
+    cfg.StrOpt('live_migration_scheme',
+               help='Scheme of the destination\'s libvirt URI (tcp '
+                    'when unset).'),
     cfg.IntOpt('live_migration_completion_timeout', default=800, min=0,
                help='Seconds per GiB of data to copy (guest memory, at '
                     'least 2 GiB, plus the local disks of a block '

@@ -95,11 +95,17 @@ def busy_guest(hosts, libvirt_env):
 
 
 @pytest.fixture
-def bandwidth():
-    def cap(mib_per_s):
-        CONF.set_override('live_migration_bandwidth', mib_per_s, 'libvirt')
-    yield cap
-    CONF.clear_override('live_migration_bandwidth', 'libvirt')
+def libvirt_opt():
+    """libvirt_opt(name, value): a [libvirt] option for this test."""
+    names = []
+
+    def set_opt(name, value):
+        CONF.set_override(name, value, 'libvirt')
+        names.append(name)
+
+    yield set_opt
+    for name in names:
+        CONF.clear_override(name, 'libvirt')
 
 
 def _ticks(drv, ctx, inst):
@@ -216,6 +222,13 @@ def _assert_moved(source, dest, ctx, inst, libvirt_env, last_uptime):
     return uptime
 
 
+def _assert_stayed(source, dest, inst):
+    """Still running on the source, nothing of it left on dest."""
+    assert _state(source, inst) == power_state.RUNNING
+    assert _state(dest, inst) is None
+    assert not os.path.exists(dest.instance_dir(inst))
+
+
 def test_block_live_migration_there_and_back(hosts, guest, libvirt_env):
     host_a, host_b = hosts
     ctx, inst = guest
@@ -276,10 +289,10 @@ def test_refused_destinations(hosts, guest):
         host_a.live_migration_abort(inst)
 
 
-def test_abort_of_a_slow_migration(hosts, guest, libvirt_env, bandwidth):
+def test_abort_of_a_slow_migration(hosts, guest, libvirt_env, libvirt_opt):
     host_a, host_b = hosts
     ctx, inst = guest
-    bandwidth(1)
+    libvirt_opt('live_migration_bandwidth', 1)
     move = Move(host_a, host_b, ctx, inst)
     move.prepare()
     thread = move.start()
@@ -294,20 +307,17 @@ def test_abort_of_a_slow_migration(hosts, guest, libvirt_env, bandwidth):
     host_a.live_migration_abort(inst)
     thread.join(MIGRATION_TIMEOUT)
     assert move.outcome == 'cancelled'
-    # Still running on A, nothing of it left on B.
-    assert _state(host_a, inst) == power_state.RUNNING
-    assert _state(host_b, inst) is None
-    assert not os.path.exists(host_b.instance_dir(inst))
+    _assert_stayed(host_a, host_b, inst)
     _wait_tick_after(host_a, ctx, inst, uptime)
 
 
 def test_force_complete_pauses_a_migration_that_cannot_converge(
-        hosts, busy_guest, libvirt_env, bandwidth):
+        hosts, busy_guest, libvirt_env, libvirt_opt):
     host_a, host_b = hosts
     ctx, inst = busy_guest
     uptime = _wait_tick_after(host_a, ctx, inst, 0)
     # Below the rate the guest dirties memory at (about 5 MiB/s).
-    bandwidth(4)
+    libvirt_opt('live_migration_bandwidth', 4)
     move = Move(host_a, host_b, ctx, inst)
     move.prepare()
     thread = move.start()
@@ -321,20 +331,63 @@ def test_force_complete_pauses_a_migration_that_cannot_converge(
     _assert_moved(host_a, host_b, ctx, inst, libvirt_env, uptime)
 
 
-def test_completion_timeout_aborts(hosts, guest, libvirt_env, bandwidth):
+def test_completion_timeout_aborts(hosts, guest, libvirt_env, libvirt_opt):
     host_a, host_b = hosts
     ctx, inst = guest
-    bandwidth(1)
+    libvirt_opt('live_migration_bandwidth', 1)
     # 1 s per GiB: 2 GiB of memory (Nova's floor) + the 1 GiB disk.
-    CONF.set_override('live_migration_completion_timeout', 1, 'libvirt')
+    libvirt_opt('live_migration_completion_timeout', 1)
+    move = Move(host_a, host_b, ctx, inst)
+    move.prepare()
+    started = time.monotonic()
+    assert move.run() == 'cancelled'
+    assert time.monotonic() - started < 30
+    _assert_stayed(host_a, host_b, inst)
+
+
+def test_the_stream_goes_to_the_destinations_inbound_addr(
+        hosts, guest, libvirt_env, libvirt_opt):
+    host_a, host_b = hosts
+    ctx, inst = guest
+    uptime = _wait_tick_after(host_a, ctx, inst, 0)
+    # Daemon 2 takes migrations on 127.0.0.12 (tools/setup-libvirt); an
+    # address nobody listens on fails the copy, which rolls back.
+    libvirt_opt('live_migration_inbound_addr', '127.0.0.13')
+    move = Move(host_a, host_b, ctx, inst)
+    assert move.prepare().target_connect_addr == '127.0.0.13'
+    assert move.run() == 'error'
+    _assert_stayed(host_a, host_b, inst)
+
+    libvirt_opt('live_migration_inbound_addr', '127.0.0.12')
+    move = Move(host_a, host_b, ctx, inst)
+    move.prepare()
+    assert move.run() == 'completed'
+    _assert_moved(host_a, host_b, ctx, inst, libvirt_env, uptime)
+
+
+def test_live_migration_over_a_shared_instances_path(make_driver, libvirt_env,
+                                                     tmp_path_factory):
+    """Both hosts keep instances in one directory: no disk is copied and
+    the guest goes on with the very same files."""
+    shared = tmp_path_factory.mktemp('shared-instances')
+    host_a, host_b = make_driver(1, shared), make_driver(2, shared)
+    ctx, inst = _boot((host_a, host_b), libvirt_env)
     try:
+        uptime = _wait_tick_after(host_a, ctx, inst, 0)
         move = Move(host_a, host_b, ctx, inst)
-        move.prepare()
-        started = time.monotonic()
-        assert move.run() == 'cancelled'
-        assert time.monotonic() - started < 30
+        data = move.prepare()
+        assert data.is_shared_instance_path is True
+        assert data.block_migration is False
+        assert move.run() == 'completed'
+        assert _state(host_b, inst) == power_state.RUNNING
+        assert _state(host_a, inst) is None
+        disk = os.path.join(host_b.instance_dir(inst), 'disk')
+        assert disk in host_b._host.get_domain(inst).XMLDesc(0)
+        _qemu_io(disk, 'read', '-U', '-r')
+        # Same console file: the boot marker is the one of the first boot.
+        _wait_tick_after(host_b, ctx, inst, uptime)
+        out = host_b.get_console_output(ctx, inst)
+        assert out.count(libvirt_env['GUEST_MARKER']) == 1
     finally:
-        CONF.clear_override('live_migration_completion_timeout', 'libvirt')
-    assert _state(host_a, inst) == power_state.RUNNING
-    assert _state(host_b, inst) is None
-    assert not os.path.exists(host_b.instance_dir(inst))
+        for drv in (host_b, host_a):
+            drv.destroy(ctx, inst, [], destroy_disks=drv is host_a)

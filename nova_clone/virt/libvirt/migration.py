@@ -97,7 +97,7 @@ class LiveMigrationMixin:
 
     def _check_hypervisor_type(self, src_compute_info):
         source = _value(src_compute_info, 'hypervisor_type')
-        if source and source != 'QEMU':
+        if source and source != utils.HYPERVISOR_TYPE:
             raise exception.InvalidHypervisorType()
 
     def _check_memory(self, instance):

@@ -55,9 +55,10 @@ class LiveMigrationJob:
         self._lock = threading.Lock()
         self._force_requested = False
         self._abort_requested = False
+        self._abort_sent = False
         self._paused = False
-        self.error = None
-        self.progress = {}
+        self._error = None
+        self._progress = {}
 
     # -- requests from other threads -------------------------------------
 
@@ -70,12 +71,18 @@ class LiveMigrationJob:
         """Cancel the libvirt job; run() then answers CANCELLED."""
         with self._lock:
             self._abort_requested = True
+        self._send_abort()
+
+    def _send_abort(self):
         try:
             self._dom.abortJob()
         except self._libvirt.libvirtError as exc:
-            # The copy may have ended between the request and the call.
-            LOG.warning('Abort of the live migration of %s: %s',
-                        self._instance.uuid, exc.get_error_message())
+            # Not started yet (the next poll tries again) or just over.
+            LOG.debug('Abort of the live migration of %s: %s',
+                      self._instance.uuid, exc.get_error_message())
+            return
+        with self._lock:
+            self._abort_sent = True
 
     # -- the migration ---------------------------------------------------
 
@@ -83,7 +90,7 @@ class LiveMigrationJob:
         try:
             self._dom.migrateToURI3(self._uri, self._params, self._flags)
         except self._libvirt.libvirtError as exc:
-            self.error = exc
+            self._error = exc
         finally:
             self._done.set()
 
@@ -98,17 +105,19 @@ class LiveMigrationJob:
                 if self._read_progress():
                     self._report()
                 last_report = now
-            if (self._timeout and now - started > self._timeout and
-                    not self._abort_requested):
+            if self._timeout and now - started > self._timeout:
                 self._on_timeout()
             with self._lock:
                 pause = self._force_requested and not self._paused
+                abort = self._abort_requested and not self._abort_sent
             if pause:
                 self._pause()
+            if abort:
+                self._send_abort()
         return self._outcome()
 
     def _read_progress(self):
-        """Update self.progress; True if it changed."""
+        """Update self._progress; True if it changed."""
         try:
             stats = self._dom.jobStats()
         except self._libvirt.libvirtError:
@@ -117,16 +126,16 @@ class LiveMigrationJob:
         if stats.get('type', 0) == self._libvirt.VIR_DOMAIN_JOB_NONE:
             return False
         progress = {name: stats.get(name, 0) for name in PROGRESS_FIELDS}
-        changed = progress != self.progress
-        self.progress = progress
+        changed = progress != self._progress
+        self._progress = progress
         return changed
 
     def _report(self):
         LOG.debug('Live migration of %s: %s', self._instance.uuid,
-                  self.progress)
+                  self._progress)
         if self._migration is None:
             return
-        for name, value in self.progress.items():
+        for name, value in self._progress.items():
             setattr(self._migration, name, value)
         try:
             self._migration.save()
@@ -139,10 +148,11 @@ class LiveMigrationJob:
         LOG.warning('Live migration of %s not done after %d s: %s',
                     self._instance.uuid, self._timeout,
                     self._timeout_action)
+        # Taken once: the guest cannot converge faster than paused, and
+        # an abort is retried by the loop until libvirt takes it.
+        self._timeout = 0
         if self._timeout_action == 'force_complete':
             self.force_complete()
-            # Paused once, the guest cannot converge any faster.
-            self._timeout = 0
         else:
             self.abort()
 
@@ -159,17 +169,17 @@ class LiveMigrationJob:
             self._paused = True
 
     def _outcome(self):
-        if self.error is None:
+        if self._error is None:
             return COMPLETED
         if self._paused:
             self._resume_source()
-        aborted = (self.error.get_error_code() ==
+        aborted = (self._error.get_error_code() ==
                    self._libvirt.VIR_ERR_OPERATION_ABORTED)
         with self._lock:
             cancelled = aborted or self._abort_requested
         LOG.warning('Live migration of %s %s: %s', self._instance.uuid,
                     'cancelled' if cancelled else 'failed',
-                    self.error.get_error_message())
+                    self._error.get_error_message())
         return CANCELLED if cancelled else FAILED
 
     def _resume_source(self):
