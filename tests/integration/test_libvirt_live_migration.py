@@ -229,9 +229,18 @@ def _assert_stayed(source, dest, inst):
     assert not os.path.exists(dest.instance_dir(inst))
 
 
-def test_block_live_migration_there_and_back(hosts, guest, libvirt_env):
+def test_block_live_migration_there_and_back(hosts, guest, libvirt_env,
+                                             tmp_path):
     host_a, host_b = hosts
     ctx, inst = guest
+    # A volume (a file both hosts reach) stays where it is.
+    volume = tmp_path / 'volume-1'
+    volume.write_bytes(b'')
+    os.truncate(volume, 16 * MIB)
+    conn_info = {'driver_volume_type': 'file', 'serial': 'volume-1',
+                 'data': {'device_path': str(volume), 'volume_id': 'v1'}}
+    host_a.attach_volume(ctx, conn_info, inst, '/dev/vdb')
+    wait_console(host_a, ctx, inst, 'GUEST-DISK add vdb', timeout=30)
     uptime = _wait_tick_after(host_a, ctx, inst, 0)
 
     move = Move(host_a, host_b, ctx, inst)
@@ -251,6 +260,9 @@ def test_block_live_migration_there_and_back(hosts, guest, libvirt_env):
         assert disk_b in xml and host_a.instances_path not in xml
     _qemu_io(disk_b, 'read', '-U', '-r')
     assert host_b.downloads.count('disk-image') == 1
+    assert str(volume) in dom.XMLDesc(0)
+    host_b.detach_volume(ctx, conn_info, inst, '/dev/vdb')
+    wait_console(host_b, ctx, inst, 'GUEST-DISK remove vdb', timeout=30)
 
     back = Move(host_b, host_a, ctx, inst)
     back.prepare()

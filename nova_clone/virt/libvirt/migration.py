@@ -56,13 +56,6 @@ MIB = 1024 ** 2
 MIN_TIMEOUT_MEMORY_GIB = 2
 
 
-def _value(info, key):
-    """A field of a compute node given as dict or object (None if unset)."""
-    if isinstance(info, dict):
-        return info.get(key)
-    return getattr(info, key, None)
-
-
 class LiveMigrationMixin:
 
     def _init_live_migration(self):
@@ -77,6 +70,11 @@ class LiveMigrationMixin:
                                            src_compute_info, dst_compute_info,
                                            block_migration=False,
                                            disk_over_commit=False):
+        """Refuse a source this host cannot take the guest from.
+
+        The compute infos are the primitives (dicts) of both hosts'
+        ComputeNode records, as Nova's manager passes them.
+        """
         self._check_hypervisor_type(src_compute_info)
         self._check_memory(instance)
         self._check_cpu(src_compute_info)
@@ -96,7 +94,7 @@ class LiveMigrationMixin:
         return data
 
     def _check_hypervisor_type(self, src_compute_info):
-        source = _value(src_compute_info, 'hypervisor_type')
+        source = src_compute_info.get('hypervisor_type')
         if source and source != utils.HYPERVISOR_TYPE:
             raise exception.InvalidHypervisorType()
 
@@ -115,10 +113,10 @@ class LiveMigrationMixin:
         Under TCG (virt_type qemu) guests get QEMU's emulated CPU model
         whatever the host has, so only the architecture must match.
         """
-        raw = _value(src_compute_info, 'cpu_info')
+        raw = src_compute_info.get('cpu_info')
         if not raw:
             return
-        source = json.loads(raw) if isinstance(raw, str) else raw
+        source = json.loads(raw)
         own = self._cpu_info()
         if source.get('arch') and source['arch'] != own['arch']:
             raise exception.InvalidCPUInfo(
@@ -131,7 +129,7 @@ class LiveMigrationMixin:
             if source.get(tag):
                 ET.SubElement(cpu, tag).text = source[tag]
         for name in source.get('features', []):
-            ET.SubElement(cpu, 'feature', policy='require', name=name)
+            ET.SubElement(cpu, 'feature', name=name)
         libvirt = self.host.libvirt
         result = self.host.get_connection().compareHypervisorCPU(
             None, own['arch'], None, self.virt_type,
