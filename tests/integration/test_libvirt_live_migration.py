@@ -362,15 +362,16 @@ def test_the_stream_goes_to_the_destinations_inbound_addr(
     host_a, host_b = hosts
     ctx, inst = guest
     uptime = _wait_tick_after(host_a, ctx, inst, 0)
-    # Daemon 2 takes migrations on 127.0.0.12 (tools/setup-libvirt); an
-    # address nobody listens on fails the copy, which rolls back.
-    libvirt_opt('live_migration_inbound_addr', '127.0.0.13')
+    # An address nobody listens on fails the copy, which rolls back.
+    nowhere = '127.0.0.99'
+    libvirt_opt('live_migration_inbound_addr', nowhere)
     move = Move(host_a, host_b, ctx, inst)
-    assert move.prepare().target_connect_addr == '127.0.0.13'
+    assert move.prepare().target_connect_addr == nowhere
     assert move.run() == 'error'
     _assert_stayed(host_a, host_b, inst)
 
-    libvirt_opt('live_migration_inbound_addr', '127.0.0.12')
+    libvirt_opt('live_migration_inbound_addr',
+                libvirt_env['LIBVIRT_MIGRATION_ADDR_2'])
     move = Move(host_a, host_b, ctx, inst)
     move.prepare()
     assert move.run() == 'completed'

@@ -131,9 +131,13 @@ class LiveMigrationMixin:
         for name in source.get('features', []):
             ET.SubElement(cpu, 'feature', name=name)
         libvirt = self.host.libvirt
-        result = self.host.get_connection().compareHypervisorCPU(
-            None, own['arch'], None, self.virt_type,
-            ET.tostring(cpu, encoding='unicode'), 0)
+        try:
+            result = self.host.get_connection().compareHypervisorCPU(
+                None, own['arch'], None, self.virt_type,
+                ET.tostring(cpu, encoding='unicode'), 0)
+        except libvirt.libvirtError as exc:
+            # A model or feature this libvirt does not even know.
+            raise exception.InvalidCPUInfo(reason=exc.get_error_message())
         if result == libvirt.VIR_CPU_COMPARE_INCOMPATIBLE:
             raise exception.InvalidCPUInfo(
                 reason='this host cannot offer the CPU of the source host '
