@@ -87,8 +87,8 @@ def guest(hosts, libvirt_env):
 
 @pytest.fixture
 def busy_guest(hosts, libvirt_env):
-    """Same, rewriting 24 MiB of its memory all the time."""
-    ctx, inst = _boot(hosts, libvirt_env, 'nclv.dirty=24')
+    """Same, rewriting 16 MiB of its memory all the time."""
+    ctx, inst = _boot(hosts, libvirt_env, 'nclv.dirty=16')
     yield ctx, inst
     for drv in hosts:
         drv.destroy(ctx, inst, [])
@@ -328,7 +328,7 @@ def test_force_complete_pauses_a_migration_that_cannot_converge(
     host_a, host_b = hosts
     ctx, inst = busy_guest
     uptime = _wait_tick_after(host_a, ctx, inst, 0)
-    # Below the rate the guest dirties memory at (about 5 MiB/s).
+    # About half the rate the guest dirties memory at under TCG.
     libvirt_opt('live_migration_bandwidth', 4)
     move = Move(host_a, host_b, ctx, inst)
     move.prepare()
