@@ -25,6 +25,7 @@ from nova_clone.compute import power_state
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
+from nova_clone.objects import migrate_data as migrate_data_obj
 from nova_clone.objects import migration as migration_obj
 from tests.integration import libvirt_hosts
 from tests.integration.libvirt_hosts import wait_console
@@ -299,6 +300,13 @@ def test_refused_destinations(hosts, guest):
                 if n.startswith('.migrate-check-')]
     with pytest.raises(exception.NoActiveMigrationForInstance):
         host_a.live_migration_abort(inst)
+    # Migrate data that never went through the destination: the
+    # migration cannot start, and is rolled back at once.
+    move = Move(host_a, host_b, ctx, inst)
+    move.data = migrate_data_obj.LibvirtLiveMigrateData(
+        block_migration=True, is_shared_instance_path=False)
+    assert move.run() == 'error'
+    _assert_stayed(host_a, host_b, inst)
 
 
 def test_abort_of_a_slow_migration(hosts, guest, libvirt_env, libvirt_opt):

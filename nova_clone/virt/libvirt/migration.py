@@ -356,6 +356,30 @@ class LiveMigrationMixin:
                             for path, _target in local_disks) / GIB
         return CONF.libvirt.live_migration_completion_timeout * data_gib
 
+    def _live_migration_job(self, instance, dest, migrate_data):
+        dom = self.host.get_domain(instance)
+        inst_dir = self.instance_dir(instance)
+        disks = self._disk_targets(dom, instance)
+        local_disks = [(path, target) for path, target in disks
+                       if os.path.dirname(path) == inst_dir]
+        block_migration = migrate_data.block_migration
+        uri = self._migration_uri(dest, migrate_data)
+        LOG.info('Live migrating %s to %s via %s (%s)', instance.uuid, dest,
+                 uri, 'block migration' if block_migration else
+                 'shared storage')
+        return migration_job.LiveMigrationJob(
+            self.host.libvirt, dom, instance, uri,
+            self._migration_params(dom, instance, migrate_data, local_disks),
+            self._migration_flags(
+                migrate_data,
+                copies_all_disks=(block_migration and
+                                  len(local_disks) == len(disks))),
+            timeout=self._completion_timeout(instance, local_disks,
+                                             migrate_data),
+            timeout_action=CONF.libvirt.live_migration_timeout_action,
+            migration=(migrate_data.migration
+                       if 'migration' in migrate_data else None))
+
     def live_migration(self, context, instance, dest, post_method,
                        recover_method, block_migration=False,
                        migrate_data=None):
@@ -365,30 +389,17 @@ class LiveMigrationMixin:
         runs; ``live_migration_abort`` and ``live_migration_force_complete``
         reach the job from other threads meanwhile.
         """
-        dom = self.host.get_domain(instance)
-        inst_dir = self.instance_dir(instance)
-        disks = self._disk_targets(dom, instance)
-        local_disks = [(path, target) for path, target in disks
-                       if os.path.dirname(path) == inst_dir]
         migrate_data.block_migration = bool(block_migration)
-        uri = self._migration_uri(dest, migrate_data)
-        job = migration_job.LiveMigrationJob(
-            self.host.libvirt, dom, instance, uri,
-            self._migration_params(dom, instance, migrate_data, local_disks),
-            self._migration_flags(
-                migrate_data,
-                copies_all_disks=(bool(block_migration) and
-                                  len(local_disks) == len(disks))),
-            timeout=self._completion_timeout(instance, local_disks,
-                                             migrate_data),
-            timeout_action=CONF.libvirt.live_migration_timeout_action,
-            migration=(migrate_data.migration
-                       if 'migration' in migrate_data else None))
+        try:
+            job = self._live_migration_job(instance, dest, migrate_data)
+        except Exception:
+            # Nothing moved yet: the guest runs on here.
+            LOG.exception('Live migration of %s to %s could not start',
+                          instance.uuid, dest)
+            recover_method(context, instance, dest, migrate_data)
+            return
         with self._live_migration_jobs_lock:
             self._live_migration_jobs[instance.uuid] = job
-        LOG.info('Live migrating %s to %s via %s (%s)', instance.uuid, dest,
-                 uri, 'block migration' if block_migration else
-                 'shared storage')
         try:
             with timeutils.StopWatch() as watch:
                 outcome = job.run()
