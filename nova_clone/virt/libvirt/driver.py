@@ -18,6 +18,9 @@ its own instances_path and libvirtd, as ``stack up --driver libvirt``
 runs them) or on a shared mount; there is no ssh/rsync transport.
 Confirm deletes the backup and the source's definition; revert renames
 the backup back and defines the guest with the old flavor.
+
+Live migration: see migration.py (the calls) and migration_job.py (the
+running copy: progress, abort, force-complete).
 """
 
 import json
@@ -80,6 +83,7 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
         self.image_download = None
         self._disk_cache_mode = None
         self.instances_path = CONF.instances_path
+        self._init_live_migration()
 
     # -- host ------------------------------------------------------------
 
@@ -181,7 +185,7 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
             'vcpus_used': self._vcpus_used(),
             'memory_mb_used': max(0, memory_mb - free_mb),
             'local_gb_used': disk_total - disk_free,
-            'hypervisor_type': 'QEMU',
+            'hypervisor_type': utils.HYPERVISOR_TYPE,
             'hypervisor_version': self.host.get_hypervisor_version(),
             'hypervisor_hostname': nodename,
             'cpu_info': json.dumps(cpu_info),
