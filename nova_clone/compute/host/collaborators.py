@@ -59,6 +59,13 @@ class Collaborators:
         self.rt.reportclient = value
 
     @property
+    def compute_rpcapi(self):
+        """The compute RPC client: the power state sync stops guests
+        through the compute API's own path (to this host)."""
+        from nova_clone.compute import rpcapi
+        return rpcapi.get_compute_rpcapi()
+
+    @property
     def compute_task_api(self):
         if self._compute_task_api is None:
             self._compute_task_api = conductor_api.ComputeTaskAPI()
