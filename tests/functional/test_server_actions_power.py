@@ -59,7 +59,7 @@ def test_stop_start_reboot_pause_suspend_cycle(cloud, demo_api):
     # A stopped server can only be started (or hard rebooted).
     resp = _action(demo_api, sid, {'os-stop': None}, expected=409)
     assert resp.json()['conflictingRequest']['message'] == (
-        "Cannot 'os-stop' instance %s while it is in vm_state stopped"
+        "Cannot 'stop' instance %s while it is in vm_state stopped"
         % sid)
     resp = _action(demo_api, sid, {'reboot': {'type': 'SOFT'}},
                    expected=409)
