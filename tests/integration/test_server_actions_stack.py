@@ -117,11 +117,14 @@ def test_lock_and_reset_state_through_the_cli(stack):
     stack.osc('demo', 'server', 'start', sid)
     _wait(stack, sid, 'ACTIVE')
 
-    err = _refused(stack, 'demo', 'server', 'set', '--state', 'error', sid)
+    err = _refused(stack, 'demo', 'server', 'set', '--auto-approve',
+                   '--state', 'error', sid)
     assert 'os_compute_api:os-admin-actions:reset_state' in err
-    stack.osc('admin', 'server', 'set', '--state', 'error', sid)
+    stack.osc('admin', 'server', 'set', '--auto-approve', '--state',
+              'error', sid)
     assert _wait(stack, sid, 'ERROR')['status'] == 'ERROR'
-    stack.osc('admin', 'server', 'set', '--state', 'active', sid)
+    stack.osc('admin', 'server', 'set', '--auto-approve', '--state',
+              'active', sid)
     _wait(stack, sid, 'ACTIVE')
     events = _events(stack, sid)
     for action in ('lock', 'unlock', 'stop', 'start', 'resetState'):
