@@ -16,8 +16,10 @@ pytestmark = pytest.mark.integration
 
 def test_diagnostics_from_libvirt_stats(drv, guest, libvirt_env):  # noqa: F811
     ctx, inst = guest
+    inst.config_drive = ''  # as a server booted without one
     _wait_console(drv, ctx, inst, libvirt_env['GUEST_MARKER'])
     diags = drv.get_instance_diagnostics(inst)
+    assert diags['config_drive'] is False
     assert (diags['state'], diags['driver']) == ('running', 'libvirt')
     assert diags['num_cpus'] == 1 and diags['num_disks'] >= 1
     assert diags['memory_details']['maximum'] == 128

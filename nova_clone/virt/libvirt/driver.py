@@ -551,7 +551,7 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
         dom = self.host.get_domain(instance)
         return self._call(guest_power.structured, instance,
                           self.host.libvirt, dom, self.virt_type,
-                          bool(getattr(instance, 'config_drive', None)))
+                          bool(instance.config_drive))
 
     def trigger_crash_dump(self, instance):
         guest_power.inject_nmi(self.host.libvirt,
