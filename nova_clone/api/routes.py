@@ -26,6 +26,8 @@ from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
 from nova_clone.api.controllers import lock_server
+from nova_clone.api.controllers import migrate_server
+from nova_clone.api.controllers import migrations
 from nova_clone.api.controllers import pause_server
 from nova_clone.api.controllers import power
 from nova_clone.api.controllers import quota_classes
@@ -42,6 +44,7 @@ from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
 SERVER_ACTION_FAMILIES = (
+    migrate_server.MigrateServerController,
     power.ServerPowerController,
     pause_server.PauseServerController,
     suspend_server.SuspendServerController,
@@ -136,6 +139,7 @@ def _build():
         ('/os-hypervisors/{pattern}/search', {'GET': hyp.search}),
         ('/os-hypervisors/{pattern}/servers', {'GET': hyp.servers}),
 
+        ('/os-migrations', {'GET': migrations.MigrationsController().index}),
         ('/os-availability-zone', {'GET': az.index}),
         ('/os-availability-zone/detail', {'GET': az.detail}),
     ]

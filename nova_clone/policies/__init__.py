@@ -10,6 +10,8 @@ from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
 from nova_clone.policies import keypairs
 from nova_clone.policies import lock_server
+from nova_clone.policies import migrate_server
+from nova_clone.policies import migrations
 from nova_clone.policies import pause_server
 from nova_clone.policies import power
 from nova_clone.policies import server_diagnostics
@@ -23,7 +25,8 @@ def list_rules():
         base.list_rules(), servers.list_rules(),
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
-        admin.list_rules(),
+        admin.list_rules(), migrate_server.list_rules(),
+        migrations.list_rules(),
         # server actions and sub-resources, one module per family
         power.list_rules(), pause_server.list_rules(),
         suspend_server.list_rules(), lock_server.list_rules(),
