@@ -165,6 +165,18 @@ class UnexpectedDeletingTaskStateError(UnexpectedTaskStateError):
     pass
 
 
+class InstanceNotReady(Conflict):
+    msg_fmt = 'Instance %(instance_id)s is not ready'
+
+
+class ConsoleNotAvailable(NotFound):
+    msg_fmt = 'Guest does not have a console available.'
+
+
+class TriggerCrashDumpNotSupported(Invalid):
+    msg_fmt = 'Triggering crash dump is not supported'
+
+
 class InstanceNotRunning(Invalid):
     msg_fmt = 'Instance %(instance_id)s is not running.'
 

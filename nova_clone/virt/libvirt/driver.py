@@ -35,7 +35,6 @@ from oslo_log import log as logging
 from oslo_utils import excutils
 from oslo_utils import timeutils
 
-from nova_clone.compute import power_state
 from nova_clone.conf import CONF
 from nova_clone import exception
 from nova_clone.objects import image_meta as image_meta_obj
@@ -44,6 +43,7 @@ from nova_clone.virt.libvirt import config as vconfig
 from nova_clone.virt.libvirt import host as libvirt_host
 from nova_clone.virt.libvirt import imagebackend
 from nova_clone.virt.libvirt import migration
+from nova_clone.virt.libvirt import power as guest_power
 from nova_clone.virt.libvirt import power_states
 from nova_clone.virt.libvirt import resize
 from nova_clone.virt.libvirt import utils
@@ -663,12 +663,18 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
 
     def get_diagnostics(self, instance):
         dom = self.host.get_domain(instance)
-        state, max_mem, mem, vcpus, cpu_time = self._call(dom.info, instance)
-        return {'state': power_state.name(
-                    power_states.to_power_state(state)),
-                'driver': 'libvirt', 'hypervisor': self.virt_type,
-                'memory_mb': max_mem // 1024, 'num_cpus': vcpus,
-                'cpu_time_ns': cpu_time}
+        return self._call(guest_power.free_form, instance,
+                          self.host.libvirt, dom)
+
+    def get_instance_diagnostics(self, instance):
+        dom = self.host.get_domain(instance)
+        return self._call(guest_power.structured, instance,
+                          self.host.libvirt, dom, self.virt_type,
+                          bool(instance.config_drive))
+
+    def trigger_crash_dump(self, instance):
+        guest_power.inject_nmi(self.host.libvirt,
+                               self.host.get_domain(instance), instance)
 
     # -- networking ------------------------------------------------------
 
