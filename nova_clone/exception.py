@@ -665,6 +665,10 @@ class ComputeHostNotFoundById(NotFound):
     msg_fmt = 'Compute host with id %(compute_id)s could not be found.'
 
 
+class HostNotFound(NotFound):
+    msg_fmt = 'Host %(host)s could not be found.'
+
+
 class ComputeServiceUnavailable(NovaException):
     msg_fmt = 'Compute service of %(host)s is unavailable at this time.'
 

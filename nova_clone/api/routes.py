@@ -19,6 +19,7 @@ from nova_clone.api.controllers import extensions
 from nova_clone.api.controllers import flavor_access
 from nova_clone.api.controllers import flavor_extra_specs
 from nova_clone.api.controllers import flavors
+from nova_clone.api.controllers import hosts
 from nova_clone.api.controllers import hypervisors
 from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import keypairs
@@ -30,6 +31,7 @@ from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import servers
+from nova_clone.api.controllers import simple_tenant_usage
 from nova_clone.api.controllers import services
 from nova_clone.api import resource
 
@@ -55,6 +57,8 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
+    usage = simple_tenant_usage.SimpleTenantUsageController()
+    hst = hosts.HostController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -122,6 +126,15 @@ def _build():
 
         ('/os-availability-zone', {'GET': az.index}),
         ('/os-availability-zone/detail', {'GET': az.detail}),
+
+        ('/os-simple-tenant-usage', {'GET': usage.index}),
+        ('/os-simple-tenant-usage/{tenant_id}', {'GET': usage.show}),
+
+        ('/os-hosts', {'GET': hst.index}),
+        ('/os-hosts/{host_name}', {'GET': hst.show, 'PUT': hst.update}),
+        ('/os-hosts/{host_name}/startup', {'GET': hst.startup}),
+        ('/os-hosts/{host_name}/shutdown', {'GET': hst.shutdown}),
+        ('/os-hosts/{host_name}/reboot', {'GET': hst.reboot}),
     ]
     table.extend(removed.routes())
     return table

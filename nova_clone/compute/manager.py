@@ -126,6 +126,14 @@ class ComputeManager(manager.Manager):
         """Call from the API: GET /os-hypervisors/{id}/uptime."""
         return self.driver.get_host_uptime()
 
+    def host_power_action(self, context, action):
+        """Call from the API: GET /os-hosts/{host}/{startup,...}."""
+        return self.driver.host_power_action(action)
+
+    def host_maintenance_mode(self, context, host, mode):
+        """Call from the API: PUT /os-hosts/{host} maintenance_mode."""
+        return self.driver.host_maintenance_mode(host, mode)
+
     # -- service hooks -----------------------------------------------------
 
     def init_host(self, service_ref=None):

@@ -109,6 +109,15 @@ class ComputeAPI:
         cctxt = self._prepare(ctxt, host)
         return cctxt.call(ctxt, 'get_host_uptime')
 
+    def host_power_action(self, ctxt, host, action):
+        cctxt = self._prepare(ctxt, host)
+        return cctxt.call(ctxt, 'host_power_action', action=action)
+
+    def host_maintenance_mode(self, ctxt, host, host_param, mode):
+        cctxt = self._prepare(ctxt, host)
+        return cctxt.call(ctxt, 'host_maintenance_mode', host=host_param,
+                          mode=mode)
+
     # -- events ------------------------------------------------------------
 
     def external_instance_event(self, ctxt, instances, events, host=None):

@@ -6,9 +6,11 @@ from nova_clone.policies import admin
 from nova_clone.policies import base
 from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
+from nova_clone.policies import hosts
 from nova_clone.policies import keypairs
 from nova_clone.policies import server_metadata
 from nova_clone.policies import servers
+from nova_clone.policies import simple_tenant_usage
 
 
 def list_rules():
@@ -16,4 +18,5 @@ def list_rules():
         base.list_rules(), servers.list_rules(),
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
-        admin.list_rules()))
+        admin.list_rules(), simple_tenant_usage.list_rules(),
+        hosts.list_rules()))

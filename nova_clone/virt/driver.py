@@ -310,6 +310,15 @@ class ComputeDriver:
     def get_host_uptime(self):
         raise NotImplementedError()
 
+    def host_power_action(self, action):
+        """Reboot, shut down or start the host ('reboot', ...)."""
+        raise NotImplementedError()
+
+    def host_maintenance_mode(self, host, mode):
+        """Enter (mode true) or leave maintenance; 'on_maintenance' or
+        'off_maintenance'."""
+        raise NotImplementedError()
+
     def manage_image_cache(self, context, all_instances):
         """Remove unused cached base images (drivers with an image cache)."""
 

@@ -151,6 +151,13 @@ class FakeDriver(driver.ComputeDriver):
     def get_host_uptime(self):
         return '%.0f seconds' % (time.monotonic() - self._hv.started_at)
 
+    def host_power_action(self, action):
+        # A pretend host: the action "succeeds" and nothing happens.
+        return action
+
+    def host_maintenance_mode(self, host, mode):
+        return 'on_maintenance' if mode else 'off_maintenance'
+
     def get_available_resource(self, nodename):
         if nodename != self.nodename:
             raise exception.HypervisorUnavailable(host=nodename)
