@@ -21,6 +21,7 @@ from nova_clone.api.controllers import flavor_extra_specs
 from nova_clone.api.controllers import flavors
 from nova_clone.api.controllers import hosts
 from nova_clone.api.controllers import hypervisors
+from nova_clone.api.controllers import images
 from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
@@ -59,6 +60,8 @@ def _build():
     az = availability_zone.AvailabilityZoneController()
     usage = simple_tenant_usage.SimpleTenantUsageController()
     hst = hosts.HostController()
+    img = images.ImagesController()
+    img_meta = images.ImageMetadataController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -135,6 +138,16 @@ def _build():
         ('/os-hosts/{host_name}/startup', {'GET': hst.startup}),
         ('/os-hosts/{host_name}/shutdown', {'GET': hst.shutdown}),
         ('/os-hosts/{host_name}/reboot', {'GET': hst.reboot}),
+
+        ('/images', {'GET': img.index}),
+        ('/images/detail', {'GET': img.detail}),
+        ('/images/{image_id}', {'GET': img.show, 'DELETE': img.delete}),
+        ('/images/{image_id}/metadata', {
+            'GET': img_meta.index, 'POST': img_meta.create,
+            'PUT': img_meta.update_all}),
+        ('/images/{image_id}/metadata/{key}', {
+            'GET': img_meta.show, 'PUT': img_meta.update,
+            'DELETE': img_meta.delete}),
     ]
     table.extend(removed.routes())
     return table
