@@ -19,25 +19,30 @@ from nova_clone.api.controllers import extensions
 from nova_clone.api.controllers import flavor_access
 from nova_clone.api.controllers import flavor_extra_specs
 from nova_clone.api.controllers import flavors
+from nova_clone.api.controllers import floating_ip_pools
+from nova_clone.api.controllers import floating_ips
 from nova_clone.api.controllers import hosts
 from nova_clone.api.controllers import hypervisors
 from nova_clone.api.controllers import images
 from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
+from nova_clone.api.controllers import networks
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
 from nova_clone.api.controllers import removed
+from nova_clone.api.controllers import security_groups
 from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import simple_tenant_usage
+from nova_clone.api.controllers import tenant_networks
 from nova_clone.api.controllers import services
 from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
-SERVER_ACTION_FAMILIES = ()
+SERVER_ACTION_FAMILIES = (floating_ips.FloatingIPActionController,)
 
 
 def _build():
@@ -62,6 +67,15 @@ def _build():
     hst = hosts.HostController()
     img = images.ImagesController()
     img_meta = images.ImageMetadataController()
+    nets = networks.NetworkController()
+    tnets = tenant_networks.TenantNetworkController()
+    sgs = security_groups.SecurityGroupController()
+    sg_rules = security_groups.SecurityGroupRulesController()
+    server_sgs = security_groups.ServerSecurityGroupController()
+    fips = floating_ips.FloatingIPController()
+    pools = floating_ip_pools.FloatingIPPoolsController()
+    # nova-network's writes, removed in 18.0.0 and 21.0.0.
+    gone = removed.RemovedController('21.0.0').gone
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -148,6 +162,25 @@ def _build():
         ('/images/{image_id}/metadata/{key}', {
             'GET': img_meta.show, 'PUT': img_meta.update,
             'DELETE': img_meta.delete}),
+
+        ('/os-networks', {'GET': nets.index, 'POST': gone}),
+        ('/os-networks/add', {'POST': gone}),
+        ('/os-networks/{network_id}', {'GET': nets.show, 'DELETE': gone}),
+        ('/os-networks/{network_id}/action', {'POST': gone}),
+        ('/os-tenant-networks', {'GET': tnets.index, 'POST': gone}),
+        ('/os-tenant-networks/{network_id}', {'GET': tnets.show,
+                                              'DELETE': gone}),
+        ('/os-security-groups', {'GET': sgs.index, 'POST': sgs.create}),
+        ('/os-security-groups/{security_group_id}', {
+            'GET': sgs.show, 'PUT': sgs.update, 'DELETE': sgs.delete}),
+        ('/os-security-group-rules', {'POST': sg_rules.create}),
+        ('/os-security-group-rules/{rule_id}', {'DELETE': sg_rules.delete}),
+        ('/servers/{server_id}/os-security-groups', {
+            'GET': server_sgs.index}),
+        ('/os-floating-ips', {'GET': fips.index, 'POST': fips.create}),
+        ('/os-floating-ips/{floating_ip_id}', {'GET': fips.show,
+                                               'DELETE': fips.delete}),
+        ('/os-floating-ip-pools', {'GET': pools.index}),
     ]
     table.extend(removed.routes())
     return table

@@ -222,7 +222,10 @@ class RoutersMixin:
                 self.store.put('neutron_ports', self.stamp(port))
             else:
                 sub = self.store.get('neutron_subnets', body['subnet_id'])
-                if sub is None or not self.visible(req, sub):
+                # A subnet is seen as its network is (shared ones too).
+                net = sub and self.store.get('neutron_networks',
+                                             sub['network_id'])
+                if not net or not self.visible(req, net):
                     raise _error(404, 'SubnetNotFound', 'Subnet %s could not'
                                  ' be found.' % body['subnet_id'])
                 if not sub.get('gateway_ip'):
@@ -231,7 +234,6 @@ class RoutersMixin:
                 if sub['id'] in attached:
                     raise _bad_router(router_id, 'Router already has a port '
                                       'on subnet %s' % sub['id'])
-                net = self.store.get('neutron_networks', sub['network_id'])
                 port = self._owned_port(
                     net, INTERFACE_OWNER, router_id,
                     [{'subnet_id': sub['id'],

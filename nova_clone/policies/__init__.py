@@ -8,6 +8,7 @@ from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
 from nova_clone.policies import hosts
 from nova_clone.policies import keypairs
+from nova_clone.policies import networks
 from nova_clone.policies import server_metadata
 from nova_clone.policies import servers
 from nova_clone.policies import simple_tenant_usage
@@ -19,4 +20,4 @@ def list_rules():
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
         admin.list_rules(), simple_tenant_usage.list_rules(),
-        hosts.list_rules()))
+        hosts.list_rules(), networks.list_rules()))
