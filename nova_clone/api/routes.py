@@ -38,6 +38,7 @@ from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import simple_tenant_usage
 from nova_clone.api.controllers import tenant_networks
+from nova_clone.api.controllers import volumes
 from nova_clone.api.controllers import services
 from nova_clone.api import resource
 
@@ -74,6 +75,7 @@ def _build():
     server_sgs = security_groups.ServerSecurityGroupController()
     fips = floating_ips.FloatingIPController()
     pools = floating_ip_pools.FloatingIPPoolsController()
+    vols = volumes.VolumeController()
     # nova-network's writes, removed in 18.0.0 and 21.0.0.
     gone = removed.RemovedController('21.0.0').gone
     server_actions = resource.Actions(
@@ -181,6 +183,10 @@ def _build():
         ('/os-floating-ips/{floating_ip_id}', {'GET': fips.show,
                                                'DELETE': fips.delete}),
         ('/os-floating-ip-pools', {'GET': pools.index}),
+        ('/os-volumes', {'GET': vols.index, 'POST': vols.create}),
+        ('/os-volumes/detail', {'GET': vols.detail}),
+        ('/os-volumes/{volume_id}', {'GET': vols.show,
+                                     'DELETE': vols.delete}),
     ]
     table.extend(removed.routes())
     return table

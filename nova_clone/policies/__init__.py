@@ -12,6 +12,7 @@ from nova_clone.policies import networks
 from nova_clone.policies import server_metadata
 from nova_clone.policies import servers
 from nova_clone.policies import simple_tenant_usage
+from nova_clone.policies import volumes
 
 
 def list_rules():
@@ -20,4 +21,4 @@ def list_rules():
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
         admin.list_rules(), simple_tenant_usage.list_rules(),
-        hosts.list_rules(), networks.list_rules()))
+        hosts.list_rules(), networks.list_rules(), volumes.list_rules()))
