@@ -25,6 +25,7 @@ from nova_clone.api.controllers import hosts
 from nova_clone.api.controllers import hypervisors
 from nova_clone.api.controllers import images
 from nova_clone.api.controllers import instance_actions
+from nova_clone.api.controllers import instance_usage_audit_log
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
 from nova_clone.api.controllers import networks
@@ -76,6 +77,7 @@ def _build():
     fips = floating_ips.FloatingIPController()
     pools = floating_ip_pools.FloatingIPPoolsController()
     vols = volumes.VolumeController()
+    audit_log = instance_usage_audit_log.InstanceUsageAuditLogController()
     # nova-network's writes, removed in 18.0.0 and 21.0.0.
     gone = removed.RemovedController('21.0.0').gone
     server_actions = resource.Actions(
@@ -148,6 +150,9 @@ def _build():
 
         ('/os-simple-tenant-usage', {'GET': usage.index}),
         ('/os-simple-tenant-usage/{tenant_id}', {'GET': usage.show}),
+        ('/os-instance_usage_audit_log', {'GET': audit_log.index}),
+        ('/os-instance_usage_audit_log/{before_timestamp}', {
+            'GET': audit_log.show}),
 
         ('/os-hosts', {'GET': hst.index}),
         ('/os-hosts/{host_name}', {'GET': hst.show, 'PUT': hst.update}),

@@ -7,6 +7,7 @@ from nova_clone.policies import base
 from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
 from nova_clone.policies import hosts
+from nova_clone.policies import instance_usage_audit_log
 from nova_clone.policies import keypairs
 from nova_clone.policies import networks
 from nova_clone.policies import server_metadata
@@ -21,4 +22,5 @@ def list_rules():
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
         admin.list_rules(), simple_tenant_usage.list_rules(),
-        hosts.list_rules(), networks.list_rules(), volumes.list_rules()))
+        hosts.list_rules(), networks.list_rules(), volumes.list_rules(),
+        instance_usage_audit_log.list_rules()))
