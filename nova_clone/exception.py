@@ -287,6 +287,14 @@ class ImageServiceUnavailable(NovaException):
 
 # -- Networks and ports (Neutron) -------------------------------------------
 
+class NetworkNotFoundForInstance(Invalid):
+    msg_fmt = 'Network could not be found for instance %(instance_id)s.'
+
+
+class FixedIpNotFoundForSpecificInstance(NotFound):
+    msg_fmt = "Instance %(instance_uuid)s doesn't have fixed IP '%(ip)s'."
+
+
 class NetworkNotFound(NotFound):
     msg_fmt = 'Network %(network_id)s could not be found.'
 

@@ -28,6 +28,7 @@ from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import instance_usage_audit_log
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
+from nova_clone.api.controllers import multinic
 from nova_clone.api.controllers import networks
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
@@ -44,7 +45,8 @@ from nova_clone.api.controllers import services
 from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
-SERVER_ACTION_FAMILIES = (floating_ips.FloatingIPActionController,)
+SERVER_ACTION_FAMILIES = (floating_ips.FloatingIPActionController,
+                          multinic.MultinicController)
 
 
 def _build():

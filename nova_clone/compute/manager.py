@@ -15,6 +15,7 @@ from nova_clone.compute.host import build
 from nova_clone.compute.host import collaborators
 from nova_clone.compute.host import delete
 from nova_clone.compute.host import events as compute_events
+from nova_clone.compute.host import multinic
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
 from nova_clone.compute.host import resource_tracker
@@ -117,6 +118,16 @@ class ComputeManager(manager.Manager):
         """Cast from nova-api: Neutron's and Cinder's events."""
         compute_events.external_instance_event(self.collaborators, context,
                                                instances, events)
+
+    def add_fixed_ip_to_instance(self, context, network_id, instance):
+        """Cast from the API: addFixedIp (multinic, to 2.43)."""
+        multinic.add_fixed_ip(self.collaborators, context, instance,
+                              network_id)
+
+    def remove_fixed_ip_from_instance(self, context, address, instance):
+        """Cast from the API: removeFixedIp (multinic, to 2.43)."""
+        multinic.remove_fixed_ip(self.collaborators, context, instance,
+                                 address)
 
     def set_host_enabled(self, context, enabled):
         """Call from the API when the service is enabled or disabled."""

@@ -99,6 +99,18 @@ class ComputeAPI:
         cctxt = self._prepare(ctxt, _compute_host(None, instance))
         cctxt.cast(ctxt, 'terminate_instance', instance=instance, bdms=bdms)
 
+    # -- networks ----------------------------------------------------------
+
+    def add_fixed_ip_to_instance(self, ctxt, instance, network_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'add_fixed_ip_to_instance', network_id=network_id,
+                   instance=instance)
+
+    def remove_fixed_ip_from_instance(self, ctxt, instance, address):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'remove_fixed_ip_from_instance', address=address,
+                   instance=instance)
+
     # -- host ------------------------------------------------------------
 
     def set_host_enabled(self, ctxt, host, enabled):

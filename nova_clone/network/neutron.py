@@ -423,6 +423,41 @@ class API:
 
     # -- the network model --------------------------------------------------
 
+    def add_fixed_ip_to_instance(self, context, instance, network_id):
+        """One more address from ``network_id`` on the server's port there
+        (multinic); the refreshed network model."""
+        admin = self._client(context, admin=True)
+        subnets = admin('GET', '/v2.0/subnets',
+                        params={'network_id': network_id})['subnets']
+        ports = admin('GET', '/v2.0/ports', params={
+            'device_id': instance.uuid, 'network_id': network_id})['ports']
+        for port in ports:
+            for subnet in subnets:
+                wanted = port['fixed_ips'] + [{'subnet_id': subnet['id']}]
+                try:
+                    admin('PUT', '/v2.0/ports/%s' % port['id'],
+                          json={'port': {'fixed_ips': wanted}})
+                except NeutronClientError as exc:
+                    LOG.debug('No address from subnet %s on port %s: %s',
+                              subnet['id'], port['id'], exc)
+                    continue
+                return self._build_network_info(context, instance)
+        raise exception.NetworkNotFoundForInstance(instance_id=instance.uuid)
+
+    def remove_fixed_ip_from_instance(self, context, instance, address):
+        admin = self._client(context, admin=True)
+        ports = admin('GET', '/v2.0/ports',
+                      params={'device_id': instance.uuid})['ports']
+        for port in ports:
+            kept = [ip for ip in port['fixed_ips']
+                    if ip['ip_address'] != address]
+            if len(kept) != len(port['fixed_ips']):
+                admin('PUT', '/v2.0/ports/%s' % port['id'],
+                      json={'port': {'fixed_ips': kept}})
+                return self._build_network_info(context, instance)
+        raise exception.FixedIpNotFoundForSpecificInstance(
+            instance_uuid=instance.uuid, ip=address)
+
     def get_instance_nw_info(self, context, instance, **kwargs):
         """The server's network model, fresh from Neutron (cache refreshed)."""
         return self._build_network_info(context, instance)

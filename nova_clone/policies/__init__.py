@@ -9,6 +9,7 @@ from nova_clone.policies import flavors
 from nova_clone.policies import hosts
 from nova_clone.policies import instance_usage_audit_log
 from nova_clone.policies import keypairs
+from nova_clone.policies import multinic
 from nova_clone.policies import networks
 from nova_clone.policies import server_metadata
 from nova_clone.policies import servers
@@ -23,4 +24,4 @@ def list_rules():
         flavor_access.list_rules(), keypairs.list_rules(),
         admin.list_rules(), simple_tenant_usage.list_rules(),
         hosts.list_rules(), networks.list_rules(), volumes.list_rules(),
-        instance_usage_audit_log.list_rules()))
+        instance_usage_audit_log.list_rules(), multinic.list_rules()))

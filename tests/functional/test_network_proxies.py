@@ -2,6 +2,7 @@
 os-tenant-networks, os-security-groups(-rules), os-floating-ips,
 os-floating-ip-pools, and addFloatingIp/removeFloatingIp (to 2.43)."""
 
+import time
 import uuid
 
 import pytest
@@ -167,3 +168,35 @@ def test_floating_ips_and_actions(cloud, demo_api, admin_api, public):
     _neutron(demo_api, 'PUT', '/v2.0/routers/%s/remove_router_interface'
              % router['id'], {'subnet_id': subnet})
     _neutron(demo_api, 'DELETE', '/v2.0/routers/%s' % router['id'])
+
+
+def _wait_for_ips(api, server_id, count, timeout=15):
+    deadline = time.monotonic() + timeout
+    while True:
+        ips = [ip['ip_address'] for p in api.get_ports(device_id=server_id)
+               for ip in p['fixed_ips']]
+        if len(ips) == count or time.monotonic() > deadline:
+            return ips
+        time.sleep(0.2)
+
+
+def test_add_and_remove_fixed_ip(cloud, demo_api):
+    server = demo_api.create_server()
+    port = demo_api.get_ports(device_id=server['id'])[0]
+    action = '/servers/%s/action' % server['id']
+    assert demo_api.request('POST', action, {'addFixedIp': {
+        'networkId': port['network_id']}}, microversion='2.43'
+    ).status_code == 202
+    ips = _wait_for_ips(demo_api, server['id'], 2)
+    assert len(ips) == 2, ips
+    extra = [ip for ip in ips
+             if ip != port['fixed_ips'][0]['ip_address']][0]
+    assert demo_api.request('POST', action, {'removeFixedIp': {
+        'address': extra}}, microversion='2.43').status_code == 202
+    assert _wait_for_ips(demo_api, server['id'], 1) == [
+        port['fixed_ips'][0]['ip_address']]
+    assert demo_api.request('POST', action, {'addFixedIp': {
+        'networkId': port['network_id']}}, microversion='2.44'
+    ).status_code == 400
+    assert demo_api.request('POST', action, {'removeFixedIp': {
+        'address': 'not-an-ip'}}, microversion='2.43').status_code == 400

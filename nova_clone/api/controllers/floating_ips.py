@@ -13,10 +13,10 @@ import webob.exc
 from nova_clone.api import auth
 from nova_clone.api import common
 from nova_clone.api.controllers import neutron_proxy
+from nova_clone.api.controllers import servers
 from nova_clone.api import resource
 from nova_clone.api.schemas import floating_ips as schema
 from nova_clone.api import validation
-from nova_clone.compute.api import instance_list
 from nova_clone.conf import CONF
 from nova_clone.network import neutron as neutron_api
 from nova_clone.policies import networks as net_policies
@@ -130,7 +130,7 @@ class FloatingIPActionController(object):
     @validation.schema(schema.add_floating_ip)
     def add_floating_ip(self, req, server_id, body):
         context = auth.get_context(req)
-        instance = instance_list.get_one(context, server_id)
+        instance = servers.get_server(req, server_id)
         context.can(FIP % 'add', target={'project_id': instance.project_id})
         values = body['addFloatingIp']
         neutron = neutron_proxy.Neutron(context)
@@ -176,7 +176,7 @@ class FloatingIPActionController(object):
         address = body['removeFloatingIp']['address']
         neutron = neutron_proxy.Neutron(context)
         fip = _floating_ip_by_address(neutron, address)
-        instance = instance_list.get_one(context, server_id)
+        instance = servers.get_server(req, server_id)
         context.can(FIP % 'remove',
                     target={'project_id': instance.project_id})
         details = fip.get('port_details') or {}

@@ -305,6 +305,17 @@ class API:
         get_for_delete."""
         delete_flow.delete(self, context, instance, mapping=mapping)
 
+    # -- multinic ---------------------------------------------------------
+    @preconditions.checked('addFixedIp')
+    def add_fixed_ip(self, context, instance, network_id):
+        self.compute_rpcapi.add_fixed_ip_to_instance(
+            context, instance=instance, network_id=network_id)
+
+    @preconditions.checked('removeFixedIp')
+    def remove_fixed_ip(self, context, instance, address):
+        self.compute_rpcapi.remove_fixed_ip_from_instance(
+            context, instance=instance, address=address)
+
     # -- events -----------------------------------------------------------
     def external_instance_event(self, context, instances, events,
                                 mappings=None):
