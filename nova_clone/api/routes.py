@@ -39,6 +39,7 @@ from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import simple_tenant_usage
+from nova_clone.api.controllers import snapshots
 from nova_clone.api.controllers import tenant_networks
 from nova_clone.api.controllers import volumes
 from nova_clone.api.controllers import services
@@ -79,6 +80,7 @@ def _build():
     fips = floating_ips.FloatingIPController()
     pools = floating_ip_pools.FloatingIPPoolsController()
     vols = volumes.VolumeController()
+    snaps = snapshots.SnapshotController()
     audit_log = instance_usage_audit_log.InstanceUsageAuditLogController()
     # nova-network's writes, removed in 18.0.0 and 21.0.0.
     gone = removed.RemovedController('21.0.0').gone
@@ -194,6 +196,10 @@ def _build():
         ('/os-volumes/detail', {'GET': vols.detail}),
         ('/os-volumes/{volume_id}', {'GET': vols.show,
                                      'DELETE': vols.delete}),
+        ('/os-snapshots', {'GET': snaps.index, 'POST': snaps.create}),
+        ('/os-snapshots/detail', {'GET': snaps.detail}),
+        ('/os-snapshots/{snapshot_id}', {'GET': snaps.show,
+                                         'DELETE': snaps.delete}),
     ]
     table.extend(removed.routes())
     return table

@@ -104,7 +104,7 @@ DRIVEN_ELSEWHERE = {
     'flavor-manage', 'flavors', 'limits', 'os-availability-zone',
     'os-hypervisors', 'os-instance-actions', 'os-keypairs',
     'os-quota-class-sets', 'os-quota-sets', 'os-server-external-events',
-    'os-services', 'servers', 'versions', 'os-multinic',
+    'os-services', 'servers', 'versions', 'os-multinic', 'os-snapshots',
 }
 
 NOT_DRIVEN = {
@@ -122,7 +122,6 @@ NOT_DRIVEN = {
     'os-networks-associate': 'nova-network association actions: 410',
     'os-quota-sets-noop': 'needs the noop quota driver',
     'os-baremetal-nodes': 'Ironic proxy: no Ironic stand-in',
-    'os-snapshots': 'Cinder stand-in has no snapshots API yet',
     'os-assisted-volume-snapshots': 'not implemented yet',
     'os-aggregates': 'server groups/aggregates branch (issue 30)',
     'os-server-groups': 'server groups/aggregates branch (issue 30)',
