@@ -28,6 +28,8 @@ from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import instance_usage_audit_log
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
+from nova_clone.api.controllers import migrate_server
+from nova_clone.api.controllers import migrations
 from nova_clone.api.controllers import multinic
 from nova_clone.api.controllers import networks
 from nova_clone.api.controllers import quota_classes
@@ -46,7 +48,8 @@ from nova_clone.api.controllers import services
 from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
-SERVER_ACTION_FAMILIES = (floating_ips.FloatingIPActionController,
+SERVER_ACTION_FAMILIES = (migrate_server.MigrateServerController,
+                          floating_ips.FloatingIPActionController,
                           multinic.MultinicController)
 
 
@@ -149,6 +152,7 @@ def _build():
         ('/os-hypervisors/{pattern}/search', {'GET': hyp.search}),
         ('/os-hypervisors/{pattern}/servers', {'GET': hyp.servers}),
 
+        ('/os-migrations', {'GET': migrations.MigrationsController().index}),
         ('/os-availability-zone', {'GET': az.index}),
         ('/os-availability-zone/detail', {'GET': az.detail}),
 

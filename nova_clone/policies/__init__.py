@@ -9,6 +9,8 @@ from nova_clone.policies import flavors
 from nova_clone.policies import hosts
 from nova_clone.policies import instance_usage_audit_log
 from nova_clone.policies import keypairs
+from nova_clone.policies import migrate_server
+from nova_clone.policies import migrations
 from nova_clone.policies import multinic
 from nova_clone.policies import networks
 from nova_clone.policies import server_metadata
@@ -22,6 +24,7 @@ def list_rules():
         base.list_rules(), servers.list_rules(),
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
-        admin.list_rules(), simple_tenant_usage.list_rules(),
+        admin.list_rules(), migrate_server.list_rules(),
+        migrations.list_rules(), simple_tenant_usage.list_rules(),
         hosts.list_rules(), networks.list_rules(), volumes.list_rules(),
         instance_usage_audit_log.list_rules(), multinic.list_rules()))
