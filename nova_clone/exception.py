@@ -169,6 +169,10 @@ class InstanceNotRunning(Invalid):
     msg_fmt = 'Instance %(instance_id)s is not running.'
 
 
+class InstanceNotReady(Invalid):
+    msg_fmt = 'Instance %(instance_id)s is not ready'
+
+
 class InstanceInfoCacheNotFound(NotFound):
     msg_fmt = 'Info cache for instance %(instance_uuid)s could not be found.'
 

@@ -14,6 +14,7 @@ SERVER_ACTION_FAMILIES.  The compute API method it calls declares its
 precondition (``@preconditions.checked('<key>')``).
 """
 
+from nova_clone.api.controllers import assisted_volume_snapshots
 from nova_clone.api.controllers import availability_zone
 from nova_clone.api.controllers import extensions
 from nova_clone.api.controllers import flavor_access
@@ -84,6 +85,7 @@ def _build():
     pools = floating_ip_pools.FloatingIPPoolsController()
     vols = volumes.VolumeController()
     snaps = snapshots.SnapshotController()
+    avs = assisted_volume_snapshots.AssistedVolumeSnapshotsController()
     audit_log = instance_usage_audit_log.InstanceUsageAuditLogController()
     # nova-network's writes, removed in 18.0.0 and 21.0.0.
     gone = removed.RemovedController('21.0.0').gone
@@ -202,6 +204,9 @@ def _build():
                                      'DELETE': vols.delete}),
         ('/os-snapshots', {'GET': snaps.index, 'POST': snaps.create}),
         ('/os-snapshots/detail', {'GET': snaps.detail}),
+        ('/os-assisted-volume-snapshots', {'POST': avs.create}),
+        ('/os-assisted-volume-snapshots/{snapshot_id}', {
+            'DELETE': avs.delete}),
         ('/os-snapshots/{snapshot_id}', {'GET': snaps.show,
                                          'DELETE': snaps.delete}),
     ]

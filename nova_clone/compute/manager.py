@@ -176,6 +176,18 @@ class ComputeManager(manager.Manager):
         multinic.remove_fixed_ip(self.collaborators, context, instance,
                                  address)
 
+    def volume_snapshot_create(self, context, instance, volume_id,
+                               create_info):
+        """Cast from the API: Cinder asks for a snapshot of an attached
+        volume (os-assisted-volume-snapshots)."""
+        self.driver.volume_snapshot_create(context, instance, volume_id,
+                                           create_info)
+
+    def volume_snapshot_delete(self, context, instance, volume_id,
+                               snapshot_id, delete_info):
+        self.driver.volume_snapshot_delete(context, instance, volume_id,
+                                           snapshot_id, delete_info)
+
     def set_host_enabled(self, context, enabled):
         """Call from the API when the service is enabled or disabled."""
         return nodes.set_host_enabled(self.collaborators, context, enabled)

@@ -144,6 +144,20 @@ class ComputeAPI:
         cctxt.cast(ctxt, 'finish_revert_resize', instance=instance,
                    migration=migration, request_spec=request_spec)
 
+    # -- Cinder-assisted volume snapshots -----------------------------------
+
+    def volume_snapshot_create(self, ctxt, instance, volume_id, create_info):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'volume_snapshot_create', instance=instance,
+                   volume_id=volume_id, create_info=create_info)
+
+    def volume_snapshot_delete(self, ctxt, instance, volume_id, snapshot_id,
+                               delete_info):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'volume_snapshot_delete', instance=instance,
+                   volume_id=volume_id, snapshot_id=snapshot_id,
+                   delete_info=delete_info)
+
     # -- networks ----------------------------------------------------------
 
     def add_fixed_ip_to_instance(self, ctxt, instance, network_id):

@@ -3,6 +3,7 @@
 import itertools
 
 from nova_clone.policies import admin
+from nova_clone.policies import assisted_volume_snapshots
 from nova_clone.policies import base
 from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
@@ -27,4 +28,5 @@ def list_rules():
         admin.list_rules(), migrate_server.list_rules(),
         migrations.list_rules(), simple_tenant_usage.list_rules(),
         hosts.list_rules(), networks.list_rules(), volumes.list_rules(),
-        instance_usage_audit_log.list_rules(), multinic.list_rules()))
+        instance_usage_audit_log.list_rules(), multinic.list_rules(),
+        assisted_volume_snapshots.list_rules()))

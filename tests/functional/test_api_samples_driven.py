@@ -105,6 +105,7 @@ DRIVEN_ELSEWHERE = {
     'os-hypervisors', 'os-instance-actions', 'os-keypairs',
     'os-quota-class-sets', 'os-quota-sets', 'os-server-external-events',
     'os-services', 'servers', 'versions', 'os-multinic', 'os-snapshots',
+    'os-assisted-volume-snapshots',
 }
 
 NOT_DRIVEN = {
@@ -122,7 +123,6 @@ NOT_DRIVEN = {
     'os-networks-associate': 'nova-network association actions: 410',
     'os-quota-sets-noop': 'needs the noop quota driver',
     'os-baremetal-nodes': 'Ironic proxy: no Ironic stand-in',
-    'os-assisted-volume-snapshots': 'not implemented yet',
     'os-aggregates': 'server groups/aggregates branch (issue 30)',
     'os-server-groups': 'server groups/aggregates branch (issue 30)',
     'os-admin-actions': 'server action families of other branches',

@@ -44,3 +44,42 @@ def test_snapshot_create_list_show_delete(cloud, demo_api):
                             microversion=V).status_code == 404
     assert demo_api.request('DELETE', '/os-volumes/%s' % vol['id'],
                             microversion=V).status_code == 202
+
+
+def test_assisted_volume_snapshots(cloud, demo_api, admin_api):
+    from tests.functional.test_compute_flows import _volume_api
+    from tests.functional.test_compute_flows import _wait_volume
+    volume = _volume_api(cloud, demo_api, 'POST', '/volumes', {'volume': {
+        'size': 1, 'imageRef': cloud.image_id}}, expected=202).json()[
+        'volume']
+    _wait_volume(cloud, demo_api, volume['id'], 'available')
+    body = samples.load('os-assisted-volume-snapshots/snapshot-create-'
+                        'assisted-req.json')
+    body['snapshot']['volume_id'] = volume['id']
+    # Not attached yet: nothing to snapshot.
+    assert admin_api.request('POST', '/os-assisted-volume-snapshots', body
+                             ).status_code == 400
+    server = demo_api.create_server(imageRef='', block_device_mapping_v2=[{
+        'uuid': volume['id'], 'source_type': 'volume',
+        'destination_type': 'volume', 'boot_index': 0,
+        'delete_on_termination': True}])
+    _wait_volume(cloud, demo_api, volume['id'], 'in-use')
+    assert demo_api.request('POST', '/os-assisted-volume-snapshots', body
+                            ).status_code == 403
+    reply = admin_api.post('/os-assisted-volume-snapshots', body,
+                           expected=200).json()
+    assert reply == {'snapshot': {
+        'id': body['snapshot']['create_info']['id'],
+        'volumeId': volume['id']}}
+    samples.assert_matches('os-assisted-volume-snapshots/snapshot-create-'
+                           'assisted-resp.json', reply)
+    bad = dict(body['snapshot'], create_info={'type': 'raw'})
+    assert admin_api.request('POST', '/os-assisted-volume-snapshots', {
+        'snapshot': bad}).status_code == 400
+    path = '/os-assisted-volume-snapshots/%s?delete_info=%s' % (
+        body['snapshot']['create_info']['id'],
+        '%7B%22volume_id%22%3A%20%22' + volume['id'] + '%22%7D')
+    assert admin_api.request('DELETE', path).status_code == 204
+    assert admin_api.request(
+        'DELETE', '/os-assisted-volume-snapshots/x').status_code == 400
+    demo_api.delete_server_and_wait(server['id'])

@@ -106,6 +106,7 @@ ACTIONS = {
     'restore': _rule((vm_states.SOFT_DELETED,)),
     'forceDelete': _rule(launched=False),
     'addFixedIp': _rule(task=ANY, launched=False),
+    'volume_snapshot': _rule(lock=False),
     'removeFixedIp': _rule(task=ANY, launched=False),
     'lock': _rule(task=ANY, launched=False, lock=False),
     'unlock': _rule(task=ANY, launched=False, lock=False),
