@@ -383,6 +383,7 @@ class RoutersMixin:
             self._bind_floatingip(req, fip, values.get('port_id'),
                                   values.get('fixed_ip_address'))
             self.store.add('neutron_floatingips', fip, project_id=owner)
+        self._tell_nova(None, fip)
         LOG.info('Floating IP %s (%s) created', fip['id'],
                  fip['floating_ip_address'])
         return web.json_response({'floatingip': fip}, status=201)
@@ -392,12 +393,14 @@ class RoutersMixin:
         with self.store.transaction():
             fip = self._owned(req, 'neutron_floatingips', 'FloatingIP',
                               fip_id)
+            old = dict(fip)
             if 'description' in values:
                 fip['description'] = values['description']
             if 'port_id' in values:
                 self._bind_floatingip(req, fip, values['port_id'],
                                       values.get('fixed_ip_address'))
             self.store.put('neutron_floatingips', self.stamp(fip))
+        self._tell_nova(old, fip)
         return web.json_response({'floatingip': fip})
 
     def delete_floatingip(self, req, fip_id):
@@ -407,6 +410,15 @@ class RoutersMixin:
                 self.store.delete('neutron_ports', port['id'])
             self.store.delete('neutron_floatingips', fip_id)
         return web.empty_response(204)
+
+    def _tell_nova(self, old, fip):
+        """network-changed for the servers whose floating IPs moved."""
+        for doc in (old, fip):
+            details = (doc or {}).get('port_details') or {}
+            if (details.get('device_owner') or '').startswith('compute:') \
+                    and (old or {}).get('port_id') != fip['port_id']:
+                self.notifier.notify('network-changed', details['device_id'],
+                                     doc['port_id'])
 
     def release_floatingips_of(self, port_id):
         """A deleted port leaves its floating IPs unbound, as in Neutron."""

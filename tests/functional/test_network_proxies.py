@@ -151,6 +151,16 @@ def test_floating_ips_and_actions(cloud, demo_api, admin_api, public):
                          microversion=V).json()['floating_ip']
     assert shown['instance_id'] == server['id']
     assert shown['fixed_ip'] == port['fixed_ips'][0]['ip_address']
+    # Neutron's network-changed refreshes the server's addresses.
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        addresses = demo_api.get_server(server['id'])['addresses']
+        kinds = {(a['addr'], a['OS-EXT-IPS:type'])
+                 for addrs in addresses.values() for a in addrs}
+        if (fip['ip'], 'floating') in kinds:
+            break
+        time.sleep(0.2)
+    assert (fip['ip'], 'floating') in kinds, addresses
     assert demo_api.request('POST', action, {'addFloatingIp': {
         'address': fip['ip']}}, microversion='2.43').status_code == 400
     assert demo_api.request('POST', action, {'addFloatingIp': {
