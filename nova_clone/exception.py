@@ -703,6 +703,14 @@ class HostNotFound(NotFound):
     msg_fmt = 'Host %(host)s could not be found.'
 
 
+class TaskAlreadyRunning(NovaException):
+    msg_fmt = 'Task %(task_name)s is already running on host %(host)s'
+
+
+class TaskNotRunning(NovaException):
+    msg_fmt = 'Task %(task_name)s is not running on host %(host)s'
+
+
 class ComputeServiceUnavailable(NovaException):
     msg_fmt = 'Compute service of %(host)s is unavailable at this time.'
 

@@ -21,6 +21,7 @@ from nova_clone.compute.host import periodic
 from nova_clone.compute.host import resize
 from nova_clone.compute.host import resource_tracker
 from nova_clone.compute.host import startup
+from nova_clone.compute.host import usage_audit
 from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
@@ -245,6 +246,10 @@ class ComputeManager(manager.Manager):
     @periodic_task.periodic_task
     def _sync_power_states(self, context):
         periodic.sync_power_states(self.collaborators, context)
+
+    @periodic_task.periodic_task
+    def _instance_usage_audit(self, context):
+        usage_audit.instance_usage_audit(self.collaborators, context)
 
     @periodic_task.periodic_task
     def _cleanup_running_deleted_instances(self, context):

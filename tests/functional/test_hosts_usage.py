@@ -70,3 +70,23 @@ def test_usage_shows_the_booted_server(cloud, admin_api, demo_api):
     listed = admin_api.get('/os-simple-tenant-usage?detailed=1',
                            microversion='2.1').json()['tenant_usages']
     assert demo_api.project_id in [u['tenant_id'] for u in listed]
+
+
+def test_usage_audit_periodic_fills_the_audit_log(cloud, admin_api):
+    from nova_clone import context as nova_context
+    with cloud.flags(instance_usage_audit=True):
+        for host in cloud.compute_hosts:
+            manager = cloud.compute_service(host).manager
+            # Twice: a period is audited once.
+            manager._instance_usage_audit(nova_context.get_admin_context())
+            manager._instance_usage_audit(nova_context.get_admin_context())
+    log = admin_api.get('/os-instance_usage_audit_log',
+                        microversion='2.1').json()[
+        'instance_usage_audit_logs']
+    assert set(cloud.compute_hosts) <= set(log['log'])
+    assert log['num_hosts_not_run'] == 0, log
+    assert log['overall_status'] == 'ALL hosts done. 0 errors.', log
+    for host in cloud.compute_hosts:
+        assert log['log'][host]['state'] == 'DONE'
+        assert log['log'][host]['message'].startswith(
+            'Instance usage audit ran for host %s' % host)

@@ -1,40 +1,16 @@
-"""Instance-usage audit periods and their task logs across every cell
-(for /os-instance_usage_audit_log)."""
-
-import datetime
-
-from oslo_utils import timeutils
+"""The computes' instance-usage audits of a period, from every cell's
+task_log (for /os-instance_usage_audit_log)."""
 
 from nova_clone.compute.api import host as host_api
-from nova_clone.conf import CONF
+from nova_clone.compute import audit_period
 from nova_clone.db.main import task_log as task_log_db
 
 TASK_NAME = 'instance_usage_audit'
 
 
-def last_completed_period(before=None):
-    """(begin, end) of the last whole [DEFAULT] instance_usage_audit_period
-    ('hour', 'day', 'month' or 'year') ending at or before ``before``."""
-    now = before or timeutils.utcnow().replace(tzinfo=None)
-    unit = CONF.instance_usage_audit_period
-    if unit == 'hour':
-        end = now.replace(minute=0, second=0, microsecond=0)
-        return end - datetime.timedelta(hours=1), end
-    if unit == 'day':
-        end = now.replace(hour=0, minute=0, second=0, microsecond=0)
-        return end - datetime.timedelta(days=1), end
-    if unit == 'year':
-        end = datetime.datetime(now.year, 1, 1)
-        return datetime.datetime(now.year - 1, 1, 1), end
-    end = datetime.datetime(now.year, now.month, 1)
-    begin = datetime.datetime(now.year - (now.month == 1),
-                              (now.month - 2) % 12 + 1, 1)
-    return begin, end
-
-
 def audit_report(context, before=None):
     """What the computes' audits of the last period say, in Nova's shape."""
-    begin, end = last_completed_period(before)
+    begin, end = audit_period.last_completed_period(before)
     logs = []
     for _cell, found in host_api._gather(
             context, task_log_db.task_log_get_all, TASK_NAME, begin, end):
