@@ -26,6 +26,7 @@ from nova_clone.api.controllers import limits
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
 from nova_clone.api.controllers import removed
+from nova_clone.api.controllers import server_groups
 from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
@@ -55,6 +56,7 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
+    groups = server_groups.ServerGroupController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -122,6 +124,10 @@ def _build():
 
         ('/os-availability-zone', {'GET': az.index}),
         ('/os-availability-zone/detail', {'GET': az.detail}),
+
+        ('/os-server-groups', {'GET': groups.index, 'POST': groups.create}),
+        ('/os-server-groups/{group_id}', {'GET': groups.show,
+                                          'DELETE': groups.delete}),
     ]
     table.extend(removed.routes())
     return table

@@ -34,7 +34,9 @@ filter_opts = [
     cfg.ListOpt('enabled_filters',
                 default=['ComputeFilter', 'AvailabilityZoneFilter',
                          'ComputeCapabilitiesFilter',
-                         'ImagePropertiesFilter'],
+                         'ImagePropertiesFilter',
+                         'ServerGroupAntiAffinityFilter',
+                         'ServerGroupAffinityFilter'],
                 help='Filters applied, in order, to candidate hosts.'),
     cfg.ListOpt('weight_classes', default=['all'],
                 help='Weighers applied to the hosts left.'),
@@ -48,6 +50,13 @@ filter_opts = [
                  help='Weight taken off a host per the failed builds in a '
                       'row it reports; large so a failing host comes after '
                       'every healthy one.'),
+    cfg.FloatOpt('soft_affinity_weight_multiplier', default=1.0, min=0.0,
+                 help='Weight of the servers of a soft-affinity group '
+                      'already on a host: more stacks them harder.'),
+    cfg.FloatOpt('soft_anti_affinity_weight_multiplier', default=1.0,
+                 min=0.0,
+                 help='Weight against the servers of a soft-anti-affinity '
+                      'group already on a host: more spreads them harder.'),
     cfg.BoolOpt('shuffle_best_same_weighed_hosts', default=False,
                 help='Shuffle hosts of equal best weight.'),
 ]

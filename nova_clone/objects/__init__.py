@@ -13,6 +13,7 @@ def register_all():
     from nova_clone.objects import flavor  # noqa: F401
     from nova_clone.objects import host_mapping  # noqa: F401
     from nova_clone.objects import image_meta  # noqa: F401
+    from nova_clone.objects import instance_group  # noqa: F401
     from nova_clone.objects import instance_mapping  # noqa: F401
     from nova_clone.objects import keypair  # noqa: F401
     from nova_clone.objects import request_spec  # noqa: F401

@@ -150,3 +150,16 @@ def populate_retry(filter_properties, instance_uuid):
                    'failures for instance '
                    '%s.' % instance_uuid)
     return retry
+
+
+def setup_instance_group(context, request_spec):
+    """Fill the request's server group with where its members run now
+    (one host per placed member), read fresh: the copy stored with the
+    request spec knows neither."""
+    group = _get(request_spec, 'instance_group')
+    if group is None:
+        return
+    from nova_clone import objects
+    current = objects.InstanceGroup.get_by_uuid(context, group.uuid)
+    group.members = current.members
+    group.hosts = current.get_hosts()

@@ -111,6 +111,14 @@ class API:
         return _objects().KeyPair.get_by_name(context, context.user_id,
                                               key_name)
 
+    @staticmethod
+    def _requested_group(context, scheduler_hints):
+        """The server group a ``group`` scheduler hint names."""
+        hint = (scheduler_hints or {}).get('group')
+        if not hint:
+            return None
+        return _objects().InstanceGroup.get_by_hint(context, hint)
+
     def create(self, context, flavor, image_href, *, display_name,
                display_description=None, min_count=1, max_count=1,
                requested_networks=None, key_name=None,
@@ -147,6 +155,9 @@ class API:
         count = quota.check_server_create(context, flavor, min_count,
                                           max_count)
         count = max(min_count, min(count or max_count, max_count))
+        group = self._requested_group(context, scheduler_hints)
+        if group is not None:
+            quota.check_server_group_members(context, group, count)
 
         bdm_template = build.build_bdm_list(
             context, image_href, image, flavor, block_device_mapping,
@@ -187,7 +198,7 @@ class API:
                 security_groups=sg_names)
             spec = objects.RequestSpec.from_components(
                 context, uuid, image or {}, flavor, None, None,
-                filter_properties, None, zone, security_groups=sg_names,
+                filter_properties, group, zone, security_groups=sg_names,
                 project_id=context.project_id, user_id=context.user_id)
             spec.num_instances = count
             spec.is_bfv = is_bfv
@@ -219,6 +230,9 @@ class API:
 
         self._record_in_api_db(context, request_specs, build_requests,
                                mappings)
+        if group is not None:
+            objects.InstanceGroup.add_members(
+                context, group.uuid, [i.uuid for i in instances])
         bdm_objects = build_requests[0].block_device_mappings
         self.compute_task_api.schedule_and_build_instances(
             context, build_requests=build_requests,

@@ -151,6 +151,7 @@ def schedule_and_build_instances(manager, context, build_requests,
                                  block_device_mapping, tags=None):
     uuids = [spec.instance_uuid for spec in request_specs]
     try:
+        scheduler_utils.setup_instance_group(context, request_specs[0])
         host_lists = manager.query_client.select_destinations(
             context, request_specs[0], uuids, return_objects=True,
             return_alternates=True)

@@ -27,6 +27,7 @@ class BaseHostFilter:
 
 
 def all_filters():
+    from nova_clone.scheduler.filters import affinity_filter
     from nova_clone.scheduler.filters import availability_zone_filter
     from nova_clone.scheduler.filters import compute_capabilities_filter
     from nova_clone.scheduler.filters import compute_filter
@@ -38,6 +39,9 @@ def all_filters():
         'ComputeCapabilitiesFilter':
             compute_capabilities_filter.ComputeCapabilitiesFilter,
         'ImagePropertiesFilter': image_props_filter.ImagePropertiesFilter,
+        'ServerGroupAffinityFilter': affinity_filter.ServerGroupAffinityFilter,
+        'ServerGroupAntiAffinityFilter':
+            affinity_filter.ServerGroupAntiAffinityFilter,
     }
 
 
