@@ -14,6 +14,7 @@ SERVER_ACTION_FAMILIES.  The compute API method it calls declares its
 precondition (``@preconditions.checked('<key>')``).
 """
 
+from nova_clone.api.controllers import aggregates
 from nova_clone.api.controllers import availability_zone
 from nova_clone.api.controllers import extensions
 from nova_clone.api.controllers import flavor_access
@@ -57,6 +58,7 @@ def _build():
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
     groups = server_groups.ServerGroupController()
+    aggs = aggregates.AggregateController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -124,6 +126,12 @@ def _build():
 
         ('/os-availability-zone', {'GET': az.index}),
         ('/os-availability-zone/detail', {'GET': az.detail}),
+
+        ('/os-aggregates', {'GET': aggs.index, 'POST': aggs.create}),
+        ('/os-aggregates/{aggregate_id}', {
+            'GET': aggs.show, 'PUT': aggs.update, 'DELETE': aggs.delete}),
+        ('/os-aggregates/{aggregate_id}/action', {'POST': resource.Actions(
+            aggregates.AggregateActionController(aggs.api))}),
 
         ('/os-server-groups', {'GET': groups.index, 'POST': groups.create}),
         ('/os-server-groups/{group_id}', {'GET': groups.show,

@@ -21,6 +21,20 @@ scheduler_opts = [
                       'one answer; the claims made since it are taken off '
                       'and a request that finds no room asks again.  0 '
                       'asks Placement for every request, as Nova does.'),
+    cfg.BoolOpt('query_placement_for_availability_zone', default=True,
+                help='Ask Placement only for the providers of the host '
+                     'aggregates making up the requested availability '
+                     'zone.'),
+    cfg.BoolOpt('limit_tenants_to_placement_aggregate', default=False,
+                help='Send a project to the aggregates whose '
+                     'filter_tenant_id* metadata names it.'),
+    cfg.BoolOpt('placement_aggregate_required_for_tenants', default=False,
+                help='With limit_tenants_to_placement_aggregate, a project '
+                     'no aggregate names gets no host at all.'),
+    cfg.BoolOpt('enable_isolated_aggregate_filtering', default=False,
+                help='Keep requests off the aggregates whose trait:* '
+                     'metadata requires traits the request does not '
+                     'ask for.'),
     cfg.IntOpt('workers', min=1,
                help='Processes serving the scheduler topic; 1 when unset '
                     '(Nova starts one per CPU).  Each keeps its own '

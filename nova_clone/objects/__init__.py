@@ -8,6 +8,7 @@ one here (``objects.Instance``).  Call ``register_all()`` once at start-up.
 def register_all():
     """Import every object module so that all classes are registered."""
     # API-database objects.
+    from nova_clone.objects import aggregate  # noqa: F401
     from nova_clone.objects import build_request  # noqa: F401
     from nova_clone.objects import cell_mapping  # noqa: F401
     from nova_clone.objects import flavor  # noqa: F401

@@ -3,6 +3,7 @@
 import itertools
 
 from nova_clone.policies import admin
+from nova_clone.policies import aggregates
 from nova_clone.policies import base
 from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
@@ -17,4 +18,5 @@ def list_rules():
         base.list_rules(), servers.list_rules(),
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
-        admin.list_rules(), server_groups.list_rules()))
+        admin.list_rules(), server_groups.list_rules(),
+        aggregates.list_rules()))

@@ -312,12 +312,12 @@ class SchedulerManager(manager.Manager):
                       host_state.host, exc_info=True)
         return True
 
-    # -- host info updates (accepted, nothing cached from them) ------------
+    # -- host info updates (aggregates reload; the rest is not cached) -----
     def update_aggregates(self, ctxt, aggregates):
-        self.host_manager.refresh(ctxt, force=True)
+        self.host_manager.invalidate()
 
     def delete_aggregate(self, ctxt, aggregate):
-        self.host_manager.refresh(ctxt, force=True)
+        self.host_manager.invalidate()
 
     def update_instance_info(self, ctxt, host_name, instance_info):
         pass

@@ -15,6 +15,7 @@ import threading
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
+from nova_clone import availability_zones
 from nova_clone.compute.api import build
 from nova_clone.compute.api import delete as delete_flow
 from nova_clone.compute.api.host import HostAPI
@@ -111,6 +112,15 @@ class API:
         return _objects().KeyPair.get_by_name(context, context.user_id,
                                               key_name)
 
+    def _check_zone(self, context, zone):
+        """A zone to boot into is one of the enabled computes' zones."""
+        hosts = [s.host for s in self.host_api.service_get_all(
+            context.elevated(), {'binary': 'nova-compute',
+                                 'disabled': False})]
+        if zone not in availability_zones.zone_names(context, hosts):
+            raise exception.InvalidRequest(
+                message='The requested availability zone is not available')
+
     @staticmethod
     def _requested_group(context, scheduler_hints):
         """The server group a ``group`` scheduler hint names."""
@@ -143,6 +153,8 @@ class API:
         key_pair = self._get_keypair(context, key_name)
         zone, forced_host, forced_node = build.parse_availability_zone(
             context, availability_zone)
+        if zone and not forced_host:
+            self._check_zone(context, zone)
         max_count = min(max_count, self.network_api.validate_networks(
             context, requested_networks, max_count))
         if max_count < min_count:

@@ -23,6 +23,8 @@ from nova_clone.objects import fields
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 object_data = {
+    'Aggregate': '1.3-f315cb68906307ca2d1cca84d4753585',
+    'AggregateList': '1.3-3ea55a050354e72ef3306adefa553957',
     'BlockDeviceMapping': '1.21-2662bd7af2a3ca9dde6878a7ecc60bf4',
     'BlockDeviceMappingList': '1.18-4a1ae543cd94cbe18ee049b7bb0e18d6',
     'BuildRequest': '1.3-077dee42bed93f8a5b62be77657b7152',
