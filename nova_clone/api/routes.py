@@ -132,6 +132,7 @@ def _build():
             'GET': aggs.show, 'PUT': aggs.update, 'DELETE': aggs.delete}),
         ('/os-aggregates/{aggregate_id}/action', {'POST': resource.Actions(
             aggregates.AggregateActionController(aggs.api))}),
+        ('/os-aggregates/{aggregate_id}/images', {'POST': aggs.images}),
 
         ('/os-server-groups', {'GET': groups.index, 'POST': groups.create}),
         ('/os-server-groups/{group_id}', {'GET': groups.show,

@@ -15,6 +15,7 @@ from nova_clone.compute.host import build
 from nova_clone.compute.host import collaborators
 from nova_clone.compute.host import delete
 from nova_clone.compute.host import events as compute_events
+from nova_clone.compute.host import image_cache
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
 from nova_clone.compute.host import resource_tracker
@@ -125,6 +126,10 @@ class ComputeManager(manager.Manager):
     def get_host_uptime(self, context):
         """Call from the API: GET /os-hypervisors/{id}/uptime."""
         return self.driver.get_host_uptime()
+
+    def cache_images(self, context, image_ids):
+        """Call from the conductor: pre-cache images of an aggregate."""
+        return image_cache.cache_images(self.driver, context, image_ids)
 
     # -- service hooks -----------------------------------------------------
 

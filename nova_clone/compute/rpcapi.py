@@ -109,6 +109,11 @@ class ComputeAPI:
         cctxt = self._prepare(ctxt, host)
         return cctxt.call(ctxt, 'get_host_uptime')
 
+    def cache_images(self, ctxt, host, image_ids):
+        """Call: fetch images into ``host``'s cache; {image_id: status}."""
+        cctxt = self._prepare(ctxt, host, timeout=CONF.long_rpc_timeout)
+        return cctxt.call(ctxt, 'cache_images', image_ids=image_ids)
+
     # -- events ------------------------------------------------------------
 
     def external_instance_event(self, ctxt, instances, events, host=None):

@@ -3,6 +3,7 @@
 from nova_clone.policies import base
 
 AGGREGATES = 'os_compute_api:os-aggregates:%s'
+IMAGES = 'compute:aggregates:images'
 _ONE = '/os-aggregates/{aggregate_id}'
 
 rules = [
@@ -25,7 +26,7 @@ rules = [
     base.rule(AGGREGATES % 'set_metadata', base.ADMIN,
               'Set the metadata of an aggregate',
               [('POST', _ONE + '/action (set_metadata)')]),
-    base.rule('compute:aggregates:images', base.ADMIN,
+    base.rule(IMAGES, base.ADMIN,
               'Pre-cache images on the hosts of an aggregate',
               [('POST', _ONE + '/images')]),
 ]

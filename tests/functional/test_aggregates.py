@@ -5,6 +5,7 @@ zone, and the scheduler's aggregate request filters and filter.
 """
 
 import contextlib
+import time
 import uuid
 
 import pytest
@@ -268,3 +269,38 @@ def test_aggregate_instance_extra_specs_filter(cloud, admin_api,
         cloud.cleanup_servers()
         admin_api.delete('/flavors/%s' % flavor['id'], expected=202)
     assert hosts == {target}
+
+
+def _upload_image(cloud, api):
+    base = cloud.urls['image']
+    image = api.request('POST', '/v2/images', {
+        'name': _name('precache'), 'disk_format': 'raw',
+        'container_format': 'bare', 'visibility': 'public'},
+        base=base, expected=201).json()
+    api.request('PUT', '/v2/images/%s/file' % image['id'], base=base,
+                data=b'precache-me' * 100, expected=204,
+                headers={'Content-Type': 'application/octet-stream'})
+    return image['id']
+
+
+def test_image_precache_reaches_the_hosts(cloud, admin_api, aggregates):
+    host = cloud.compute_hosts[0]
+    image_id = _upload_image(cloud, admin_api)
+    cache = cloud.compute_service(host).manager.driver.image_cache
+    assert not cache.is_cached(image_id)
+    agg = aggregates(hosts=[host])
+    path = '/os-aggregates/%s/images' % agg['id']
+    body = {'cache': [{'id': image_id}]}
+    admin_api.post(path, body, expected=404, microversion='2.80')
+    admin_api.post(path, body, expected=202, microversion='2.81')
+    deadline = time.monotonic() + 30
+    while not cache.is_cached(image_id) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert cache.is_cached(image_id)
+    admin_api.post(path, {'cache': [{'id': image_id}, {'id': image_id}]},
+                   expected=400, microversion='2.81')
+    admin_api.post(path, {'cache': [{'id': str(uuid.uuid4())}]},
+                   expected=400, microversion='2.81')
+    admin_api.post(path, {'cache': []}, expected=400, microversion='2.81')
+    admin_api.post('/os-aggregates/987654/images', body, expected=404,
+                   microversion='2.81')

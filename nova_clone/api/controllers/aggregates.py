@@ -108,6 +108,24 @@ class AggregateController(object):
             raise common.bad_request(exc.format_message())
 
 
+    @resource.api_version('2.81')
+    @resource.response(202)
+    @validation.schema(schema.images)
+    def images(self, req, aggregate_id, body):
+        context = auth.get_context(req)
+        context.can(agg_policies.IMAGES, target={})
+        aggregate_id = _aggregate_id(aggregate_id)
+        image_ids = [image['id'] for image in body['cache']]
+        if len(set(image_ids)) != len(image_ids):
+            raise common.bad_request('Duplicate images in request')
+        try:
+            self.api.cache_images(context, aggregate_id, image_ids)
+        except exception.AggregateNotFound as exc:
+            raise webob.exc.HTTPNotFound(explanation=exc.format_message())
+        except exception.ImageNotFound as exc:
+            raise common.bad_request(exc.format_message())
+
+
 class AggregateActionController(object):
     """POST /os-aggregates/{aggregate_id}/action."""
 

@@ -23,9 +23,26 @@ AZ_KEY = availability_zones.AZ_KEY
 
 class AggregateAPI(object):
 
-    def __init__(self, placement_client=None, query_client=None):
+    def __init__(self, placement_client=None, query_client=None,
+                 compute_task_api=None, image_api=None):
         self._placement = placement_client
         self._query = query_client
+        self._compute_task = compute_task_api
+        self._image = image_api
+
+    @property
+    def image_api(self):
+        if self._image is None:
+            from nova_clone.image import glance
+            self._image = glance.API()
+        return self._image
+
+    @property
+    def compute_task_api(self):
+        if self._compute_task is None:
+            from nova_clone.conductor import api as conductor_api
+            self._compute_task = conductor_api.ComputeTaskAPI()
+        return self._compute_task
 
     @property
     def placement_client(self):
@@ -122,6 +139,14 @@ class AggregateAPI(object):
         for node in nodes:
             self._mirror(context, 'aggregate_remove_host', aggregate, node)
         return self._updated(context, aggregate)
+
+    def cache_images(self, context, aggregate_id, image_ids):
+        """Ask the conductor to have the aggregate's hosts fetch the
+        images (known to Glance) into their caches."""
+        aggregate = objects.Aggregate.get_by_id(context, aggregate_id)
+        for image_id in image_ids:
+            self.image_api.get(context, image_id)
+        self.compute_task_api.cache_images(context, aggregate, image_ids)
 
     def _mirror(self, context, method, aggregate, node):
         try:
