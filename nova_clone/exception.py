@@ -711,6 +711,28 @@ class InstanceRebootFailure(Invalid):
     msg_fmt = 'Failed to reboot instance: %(reason)s'
 
 
+class PreserveEphemeralNotSupported(Invalid):
+    msg_fmt = ('The current driver does not support preserving ephemeral '
+               'partitions.')
+
+
+class InstanceNotRescuable(Invalid):
+    msg_fmt = 'Instance %(instance_id)s cannot be rescued: %(reason)s'
+
+
+class InstanceAgentNotEnabled(Invalid):
+    msg_fmt = ('Instance %(instance_id)s has no guest agent to set its '
+               'password.')
+
+
+class InstancePasswordSetFailed(NovaException):
+    msg_fmt = 'Failed to set admin password on %(instance)s because %(reason)s'
+
+
+class SetAdminPasswdNotSupported(Invalid):
+    msg_fmt = 'Set admin password is not supported'
+
+
 class InvalidVirtType(Invalid):
     msg_fmt = ('[libvirt] virt_type=%(virt_type)s cannot work on this host: '
                '%(reason)s')

@@ -25,6 +25,7 @@ from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
+from nova_clone.api.controllers import rebuild
 from nova_clone.api.controllers import removed
 from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_metadata
@@ -34,7 +35,9 @@ from nova_clone.api.controllers import services
 from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
-SERVER_ACTION_FAMILIES = ()
+SERVER_ACTION_FAMILIES = (
+    rebuild.RebuildController,
+)
 
 
 def _build():

@@ -17,6 +17,7 @@ from nova_clone.compute.host import delete
 from nova_clone.compute.host import events as compute_events
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
+from nova_clone.compute.host import rebuild
 from nova_clone.compute.host import resource_tracker
 from nova_clone.compute.host import startup
 from nova_clone.compute import utils as compute_utils
@@ -112,6 +113,20 @@ class ComputeManager(manager.Manager):
         """Cast: delete the instance's guest, resources and row."""
         delete.terminate_instance(self.collaborators, context, instance,
                                   bdms)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def rebuild_instance(self, context, instance, orig_image_ref, image_ref,
+                         injected_files, new_pass, orig_sys_metadata, bdms,
+                         recreate, on_shared_storage, preserve_ephemeral,
+                         migration, scheduled_node, limits, request_spec,
+                         accel_uuids, reimage_boot_volume=False,
+                         target_state=None):
+        """Cast: re-image the instance's guest on this host."""
+        rebuild.rebuild_instance(
+            self.collaborators, context, instance, image_ref,
+            injected_files, new_pass, bdms,
+            preserve_ephemeral=preserve_ephemeral, request_spec=request_spec)
 
     def external_instance_event(self, context, instances, events):
         """Cast from nova-api: Neutron's and Cinder's events."""

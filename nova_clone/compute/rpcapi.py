@@ -8,6 +8,7 @@ version cap allows 6.5.
 History kept as Nova's (only the versions this client sends):
   6.0 - the 6.x baseline (build_and_run_instance, terminate_instance,
         external_instance_event ...)
+  6.2 - rebuild_instance with reimage_boot_volume (6.1) and target_state
   6.5 - the compute-alt topic
 """
 
@@ -98,6 +99,27 @@ class ComputeAPI:
     def terminate_instance(self, ctxt, instance, bdms):
         cctxt = self._prepare(ctxt, _compute_host(None, instance))
         cctxt.cast(ctxt, 'terminate_instance', instance=instance, bdms=bdms)
+
+    # -- server actions ------------------------------------------------------
+
+    def rebuild_instance(self, ctxt, instance, new_pass, injected_files,
+                         image_ref, orig_image_ref, orig_sys_metadata, bdms,
+                         recreate, on_shared_storage, host, migration=None,
+                         preserve_ephemeral=False, scheduled_node=None,
+                         limits=None, request_spec=None, accel_uuids=None,
+                         reimage_boot_volume=False, target_state=None):
+        cctxt = self._prepare(ctxt, _compute_host(host, instance),
+                              version='6.2')
+        cctxt.cast(ctxt, 'rebuild_instance', instance=instance,
+                   new_pass=new_pass, injected_files=injected_files,
+                   image_ref=image_ref, orig_image_ref=orig_image_ref,
+                   orig_sys_metadata=orig_sys_metadata, bdms=bdms,
+                   recreate=recreate, on_shared_storage=on_shared_storage,
+                   migration=migration, preserve_ephemeral=preserve_ephemeral,
+                   scheduled_node=scheduled_node, limits=limits,
+                   request_spec=request_spec, accel_uuids=accel_uuids or [],
+                   reimage_boot_volume=reimage_boot_volume,
+                   target_state=target_state)
 
     # -- host ------------------------------------------------------------
 

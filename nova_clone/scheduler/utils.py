@@ -150,3 +150,9 @@ def populate_retry(filter_properties, instance_uuid):
                    'failures for instance '
                    '%s.' % instance_uuid)
     return retry
+
+
+def request_is_rebuild(spec_obj):
+    """The request checks a rebuild's new image on the instance's host."""
+    hints = _get(spec_obj, 'scheduler_hints') or {}
+    return 'rebuild' in (hints.get('_nova_check_type') or [])

@@ -172,6 +172,14 @@ class ComputeDriver:
         """Remove what a guest leaves behind on the host (disks, vifs)."""
         raise NotImplementedError()
 
+    def rebuild(self, context, instance, image_meta, injected_files,
+                admin_password, allocations, bdms, network_info=None,
+                block_device_info=None, preserve_ephemeral=False):
+        """Boot the guest again from ``image_meta`` in place (keeping its
+        ephemeral disks when asked).  NotImplementedError: the compute
+        destroys the guest and spawns a new one instead."""
+        raise NotImplementedError()
+
     def reboot(self, context, instance, network_info, reboot_type,
                block_device_info=None, bad_volumes_callback=None,
                accel_info=None, share_info=None):

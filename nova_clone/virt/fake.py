@@ -16,6 +16,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_clone.compute import power_state
+from nova_clone.compute import task_states
 from nova_clone.conf import CONF
 from nova_clone import exception
 from nova_clone.virt import driver
@@ -38,6 +39,10 @@ class FakeGuest:
         self.vifs = []
         self.volumes = {}
         self.created_at = timeutils.utcnow()
+        # The image the guest runs, and its ephemeral disk generation
+        # (a rebuild that does not preserve ephemeral disks renews it).
+        self.image_id = None
+        self.ephemeral_generation = 0
 
 
 class FakeHypervisor:
@@ -273,6 +278,7 @@ class FakeDriver(driver.ComputeDriver):
             guest = FakeGuest(instance.uuid, _instance_name(instance),
                               vcpus, memory_mb, disk_gb, state)
             guest.vifs = [vif['id'] for vif in (network_info or [])]
+            guest.image_id = image_id
             for bdm in driver.block_device_info_get_mapping(
                     block_device_info):
                 guest.volumes[bdm.get('mount_device')] = bdm.get(
@@ -295,6 +301,28 @@ class FakeDriver(driver.ComputeDriver):
                 destroy_disks=True, migrate_data=None, destroy_vifs=True,
                 destroy_secrets=True):
         pass
+
+    def rebuild(self, context, instance, image_meta, injected_files,
+                admin_password, allocations, bdms, network_info=None,
+                block_device_info=None, preserve_ephemeral=False):
+        guest = self._guest(instance)
+        # Like a driver with its own rebuild (Ironic's), it says when the
+        # new image starts booting.
+        instance.task_state = task_states.REBUILD_SPAWNING
+        instance.save(expected_task_state=[task_states.REBUILDING])
+        image_id = _image_id(image_meta)
+        if image_id and self.image_cache is not None and \
+                not driver.block_device_info_get_mapping(block_device_info):
+            self.image_cache.fetch(context, image_id)
+        if CONF.fake_driver.spawn_seconds:
+            time.sleep(CONF.fake_driver.spawn_seconds)
+        with self._hv.lock:
+            guest.image_id = image_id
+            if not preserve_ephemeral:
+                guest.ephemeral_generation += 1
+            guest.state = power_state.RUNNING
+        LOG.info('Fake guest %s rebuilt on %s from image %s', instance.uuid,
+                 self.host, image_id)
 
     def _set_state(self, instance, state):
         self._guest(instance).state = state

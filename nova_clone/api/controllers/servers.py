@@ -92,7 +92,8 @@ def get_server(req, server_id, expected_attrs=None, for_delete=False):
     return (instance, mapping) if for_delete else instance
 
 
-def _password():
+def generate_password():
+    """A random admin password, as Nova makes when none is given."""
     alphabet = string.ascii_letters + string.digits
     return ''.join(secrets.choice(alphabet) for _ in range(12))
 
@@ -217,7 +218,7 @@ class ServersController(object):
 
         admin_password = server.get('adminPass')
         if admin_password is None and CONF.api.enable_instance_password:
-            admin_password = _password()
+            admin_password = generate_password()
 
         injected_files = personality.injected_files(
             context, server.get('personality'))
@@ -510,6 +511,14 @@ def _repin(context, instance, wanted):
                 'pinned': pinned or 'none'})
     spec.availability_zone = wanted
     spec.save()
+
+
+def server_view(req, context, instance, full=True):
+    """{'server': view} of one server as show (``full``) or the short
+    view of the older PUT and rebuild answers give it."""
+    extras = _Extras(req, context, [instance])
+    return {'server': views.show(req, instance, context, full=full,
+                                 **extras.of(instance))}
 
 
 class _Extras(object):

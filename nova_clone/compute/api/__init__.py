@@ -10,6 +10,7 @@ states each action accepts; ``host`` the services and compute nodes of
 every cell (HostAPI).
 """
 
+import contextlib
 import threading
 
 from oslo_log import log as logging
@@ -20,6 +21,7 @@ from nova_clone.compute.api import delete as delete_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
 from nova_clone.compute.api import preconditions
+from nova_clone.compute.api import rebuild as rebuild_flow
 from nova_clone import context as nova_context
 from nova_clone import exception
 
@@ -304,6 +306,25 @@ class API:
         """``mapping``: the instance's, when read with it by
         get_for_delete."""
         delete_flow.delete(self, context, instance, mapping=mapping)
+
+    @staticmethod
+    @contextlib.contextmanager
+    def cell_context(context, instance):
+        """``context`` targeted at the cell of ``instance`` (which is in
+        one: the preconditions of every action refuse a build request)."""
+        mapping = instance_list.get_scheduled_mapping(context, instance.uuid)
+        with nova_context.target_cell(context,
+                                      mapping.cell_mapping) as cctxt:
+            yield cctxt
+
+    # -- server actions ----------------------------------------------------
+    @preconditions.checked('rebuild')
+    def rebuild(self, context, instance, image_href, admin_password,
+                **kwargs):
+        """Re-image the server on its host (see rebuild.rebuild)."""
+        with self.cell_context(context, instance) as cctxt:
+            rebuild_flow.rebuild(self, cctxt, instance, image_href,
+                                 admin_password, **kwargs)
 
     # -- events -----------------------------------------------------------
     def external_instance_event(self, context, instances, events,

@@ -300,8 +300,8 @@ def _build_and_run_instance(collab, context, instance, image,
                 instance.task_state = task_states.SPAWNING
                 instance.save(expected_task_state=(
                     task_states.BLOCK_DEVICE_MAPPING))
-                _spawn(collab, context, instance, image, injected_files,
-                       admin_password, resources)
+                spawn_guest(collab, context, instance, image,
+                            injected_files, admin_password, resources)
     except (exception.InstanceNotFound,
             exception.UnexpectedDeletingTaskStateError) as exc:
         _notify_build_error(collab, context, instance, exc)
@@ -337,7 +337,7 @@ def _build_and_run_instance(collab, context, instance, image,
             instance_uuid=instance.uuid, reason=reason)
 
     # Boot arrow "CMP->>CELLDB: vm_state=active, launched_at".
-    instance.power_state = _get_power_state(collab.driver, instance)
+    instance.power_state = get_power_state(collab.driver, instance)
     instance.vm_state = vm_states.ACTIVE
     instance.task_state = None
     instance.launched_at = timeutils.utcnow()
@@ -352,11 +352,14 @@ def _notify_build_error(collab, context, instance, exc):
         exception=exc)
 
 
-def _spawn(collab, context, instance, image, injected_files, admin_password,
-           resources):
+def spawn_guest(collab, context, instance, image, injected_files,
+                admin_password, resources):
     """Boot arrows "CMP->>GL: GET /v2/images/{id}/file" (inside the
     driver's spawn) and "CMP->>CMP: driver.spawn (wait
-    network-vif-plugged)"."""
+    network-vif-plugged)"; a rebuild spawns its new guest with it too.
+
+    ``resources``: network_info, allocations, block_device_info, bdms.
+    """
     network_info = resources['network_info']
     if collab.driver.waits_for_vif_plug_events:
         wait_for = []
@@ -391,7 +394,7 @@ def _spawn(collab, context, instance, image, injected_files, admin_password,
                                               resources['bdms'])
 
 
-def _get_power_state(driver, instance):
+def get_power_state(driver, instance):
     try:
         return driver.get_info(instance).state
     except exception.InstanceNotFound:
