@@ -15,6 +15,8 @@ precondition (``@preconditions.checked('<key>')``).
 """
 
 from nova_clone.api.controllers import availability_zone
+from nova_clone.api.controllers import create_backup
+from nova_clone.api.controllers import create_image
 from nova_clone.api.controllers import extensions
 from nova_clone.api.controllers import flavor_access
 from nova_clone.api.controllers import flavor_extra_specs
@@ -37,6 +39,8 @@ from nova_clone.api import resource
 # The controllers of POST /servers/{server_id}/action, one per family.
 SERVER_ACTION_FAMILIES = (
     rebuild.RebuildController,
+    create_image.CreateImageController,
+    create_backup.CreateBackupController,
 )
 
 

@@ -18,6 +18,7 @@ from nova_clone.compute.host import events as compute_events
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
 from nova_clone.compute.host import rebuild
+from nova_clone.compute.host import snapshot
 from nova_clone.compute.host import resource_tracker
 from nova_clone.compute.host import startup
 from nova_clone.compute import utils as compute_utils
@@ -127,6 +128,21 @@ class ComputeManager(manager.Manager):
             self.collaborators, context, instance, image_ref,
             injected_files, new_pass, bdms,
             preserve_ephemeral=preserve_ephemeral, request_spec=request_spec)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def snapshot_instance(self, context, image_id, instance):
+        """Cast: createImage of an image-backed server."""
+        snapshot.snapshot_instance(self.collaborators, context, image_id,
+                                   instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def backup_instance(self, context, image_id, instance, backup_type,
+                        rotation):
+        """Cast: createBackup, with the rotation of older backups."""
+        snapshot.backup_instance(self.collaborators, context, image_id,
+                                 instance, backup_type, rotation)
 
     def external_instance_event(self, context, instances, events):
         """Cast from nova-api: Neutron's and Cinder's events."""

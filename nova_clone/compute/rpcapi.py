@@ -121,6 +121,18 @@ class ComputeAPI:
                    reimage_boot_volume=reimage_boot_volume,
                    target_state=target_state)
 
+    def snapshot_instance(self, ctxt, instance, image_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'snapshot_instance', instance=instance,
+                   image_id=image_id)
+
+    def backup_instance(self, ctxt, instance, image_id, backup_type,
+                        rotation):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'backup_instance', instance=instance,
+                   image_id=image_id, backup_type=backup_type,
+                   rotation=rotation)
+
     # -- host ------------------------------------------------------------
 
     def set_host_enabled(self, ctxt, host, enabled):

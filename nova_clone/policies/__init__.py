@@ -4,6 +4,8 @@ import itertools
 
 from nova_clone.policies import admin
 from nova_clone.policies import base
+from nova_clone.policies import create_backup
+from nova_clone.policies import create_image
 from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
 from nova_clone.policies import keypairs
@@ -17,4 +19,5 @@ def list_rules():
         base.list_rules(), servers.list_rules(),
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
-        admin.list_rules(), rebuild.list_rules()))
+        admin.list_rules(), rebuild.list_rules(),
+        create_image.list_rules(), create_backup.list_rules()))

@@ -180,6 +180,13 @@ class ComputeDriver:
         destroys the guest and spawns a new one instead."""
         raise NotImplementedError()
 
+    def snapshot(self, context, instance, image_id, update_task_state):
+        """Upload the guest's disk into the (queued) image ``image_id``,
+        calling ``update_task_state(task_state=...)`` with
+        image_pending_upload then image_uploading (expected_state
+        image_pending_upload)."""
+        raise NotImplementedError()
+
     def reboot(self, context, instance, network_info, reboot_type,
                block_device_info=None, bad_volumes_callback=None,
                accel_info=None, share_info=None):

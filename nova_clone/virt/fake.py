@@ -19,6 +19,7 @@ from nova_clone.compute import power_state
 from nova_clone.compute import task_states
 from nova_clone.conf import CONF
 from nova_clone import exception
+from nova_clone.image import glance
 from nova_clone.virt import driver
 from nova_clone.virt import imagecache
 
@@ -120,6 +121,7 @@ class FakeDriver(driver.ComputeDriver):
         super().__init__(virtapi)
         self._host = None
         self.image_cache = None
+        self._image_api = None
 
     # -- host ------------------------------------------------------------
 
@@ -323,6 +325,30 @@ class FakeDriver(driver.ComputeDriver):
             guest.state = power_state.RUNNING
         LOG.info('Fake guest %s rebuilt on %s from image %s', instance.uuid,
                  self.host, image_id)
+
+    @property
+    def image_api(self):
+        if self._image_api is None:
+            self._image_api = glance.API()
+        return self._image_api
+
+    def snapshot(self, context, instance, image_id, update_task_state):
+        guest = self._guest(instance)
+        update_task_state(task_state=task_states.IMAGE_PENDING_UPLOAD)
+        # The "disk": enough to tell which guest and image it came from.
+        data = ('fake disk of guest %s (image %s, ephemeral %d)\n' % (
+            instance.uuid, guest.image_id, guest.ephemeral_generation)
+            ).encode()
+        update_task_state(task_state=task_states.IMAGE_UPLOADING,
+                          expected_state=task_states.IMAGE_PENDING_UPLOAD)
+        # What a hypervisor driver says of its upload (libvirt's keys).
+        metadata = {'disk_format': 'qcow2', 'container_format': 'bare',
+                    'properties': {'image_location': 'snapshot',
+                                   'image_state': 'available',
+                                   'owner_id': instance.project_id}}
+        self.image_api.update(context, image_id, metadata, data=data)
+        LOG.info('Fake guest %s snapshotted into image %s', instance.uuid,
+                 image_id)
 
     def _set_state(self, instance, state):
         self._guest(instance).state = state

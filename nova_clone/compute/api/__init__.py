@@ -22,6 +22,7 @@ from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
 from nova_clone.compute.api import preconditions
 from nova_clone.compute.api import rebuild as rebuild_flow
+from nova_clone.compute.api import snapshot as snapshot_flow
 from nova_clone import context as nova_context
 from nova_clone import exception
 
@@ -325,6 +326,26 @@ class API:
         with self.cell_context(context, instance) as cctxt:
             rebuild_flow.rebuild(self, cctxt, instance, image_href,
                                  admin_password, **kwargs)
+
+    @preconditions.checked('createImage')
+    def snapshot(self, context, instance, name, extra_properties=None):
+        """createImage of an image-backed server; the image record."""
+        with self.cell_context(context, instance) as cctxt:
+            return snapshot_flow.snapshot(self, cctxt, instance, name,
+                                          extra_properties)
+
+    @preconditions.checked('createBackup')
+    def backup(self, context, instance, name, backup_type, rotation,
+               extra_properties=None):
+        """createBackup; the image record."""
+        with self.cell_context(context, instance) as cctxt:
+            return snapshot_flow.backup(self, cctxt, instance, name,
+                                        backup_type, rotation,
+                                        extra_properties)
+
+    def is_volume_backed(self, context, instance):
+        with self.cell_context(context, instance) as cctxt:
+            return rebuild_flow.is_volume_backed(cctxt, instance)
 
     # -- events -----------------------------------------------------------
     def external_instance_event(self, context, instances, events,
