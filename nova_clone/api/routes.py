@@ -14,6 +14,7 @@ SERVER_ACTION_FAMILIES.  The compute API method it calls declares its
 precondition (``@preconditions.checked('<key>')``).
 """
 
+from nova_clone.api.controllers import admin_password
 from nova_clone.api.controllers import availability_zone
 from nova_clone.api.controllers import create_backup
 from nova_clone.api.controllers import create_image
@@ -29,6 +30,7 @@ from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
 from nova_clone.api.controllers import rebuild
 from nova_clone.api.controllers import removed
+from nova_clone.api.controllers import rescue
 from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
@@ -41,6 +43,8 @@ SERVER_ACTION_FAMILIES = (
     rebuild.RebuildController,
     create_image.CreateImageController,
     create_backup.CreateBackupController,
+    rescue.RescueController,
+    admin_password.AdminPasswordController,
 )
 
 

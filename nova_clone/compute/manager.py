@@ -18,6 +18,7 @@ from nova_clone.compute.host import events as compute_events
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
 from nova_clone.compute.host import rebuild
+from nova_clone.compute.host import rescue
 from nova_clone.compute.host import snapshot
 from nova_clone.compute.host import resource_tracker
 from nova_clone.compute.host import startup
@@ -143,6 +144,28 @@ class ComputeManager(manager.Manager):
         """Cast: createBackup, with the rotation of older backups."""
         snapshot.backup_instance(self.collaborators, context, image_id,
                                  instance, backup_type, rotation)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def rescue_instance(self, context, instance, rescue_password,
+                        rescue_image_ref=None, clean_shutdown=True):
+        """Cast: boot the guest from a rescue image."""
+        rescue.rescue_instance(self.collaborators, context, instance,
+                               rescue_password, rescue_image_ref,
+                               clean_shutdown)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def unrescue_instance(self, context, instance):
+        """Cast: boot the guest from its own disk again."""
+        rescue.unrescue_instance(self.collaborators, context, instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def set_admin_password(self, context, instance, new_pass):
+        """Call: changePassword."""
+        rescue.set_admin_password(self.collaborators, context, instance,
+                                  new_pass)
 
     def external_instance_event(self, context, instances, events):
         """Cast from nova-api: Neutron's and Cinder's events."""

@@ -133,6 +133,23 @@ class ComputeAPI:
                    image_id=image_id, backup_type=backup_type,
                    rotation=rotation)
 
+    def rescue_instance(self, ctxt, instance, rescue_password,
+                        rescue_image_ref=None, clean_shutdown=True):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'rescue_instance', instance=instance,
+                   rescue_password=rescue_password,
+                   rescue_image_ref=rescue_image_ref,
+                   clean_shutdown=clean_shutdown)
+
+    def unrescue_instance(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'unrescue_instance', instance=instance)
+
+    def set_admin_password(self, ctxt, instance, new_pass):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, 'set_admin_password', instance=instance,
+                          new_pass=new_pass)
+
     # -- host ------------------------------------------------------------
 
     def set_host_enabled(self, ctxt, host, enabled):

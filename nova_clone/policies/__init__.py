@@ -3,6 +3,7 @@
 import itertools
 
 from nova_clone.policies import admin
+from nova_clone.policies import admin_password
 from nova_clone.policies import base
 from nova_clone.policies import create_backup
 from nova_clone.policies import create_image
@@ -10,6 +11,7 @@ from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
 from nova_clone.policies import keypairs
 from nova_clone.policies import rebuild
+from nova_clone.policies import rescue
 from nova_clone.policies import server_metadata
 from nova_clone.policies import servers
 
@@ -20,4 +22,5 @@ def list_rules():
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
         admin.list_rules(), rebuild.list_rules(),
-        create_image.list_rules(), create_backup.list_rules()))
+        create_image.list_rules(), create_backup.list_rules(),
+        rescue.list_rules(), admin_password.list_rules()))

@@ -187,6 +187,19 @@ class ComputeDriver:
         image_pending_upload)."""
         raise NotImplementedError()
 
+    def rescue(self, context, instance, network_info, image_meta,
+               rescue_password, block_device_info=None):
+        """Boot the guest from ``image_meta`` with its own disk attached."""
+        raise NotImplementedError()
+
+    def unrescue(self, context, instance, network_info):
+        """Boot the rescued guest from its own disk again."""
+        raise NotImplementedError()
+
+    def set_admin_password(self, instance, new_pass):
+        """Set the guest's administrator password (through its agent)."""
+        raise NotImplementedError()
+
     def reboot(self, context, instance, network_info, reboot_type,
                block_device_info=None, bad_volumes_callback=None,
                accel_info=None, share_info=None):

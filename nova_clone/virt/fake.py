@@ -44,6 +44,9 @@ class FakeGuest:
         # (a rebuild that does not preserve ephemeral disks renews it).
         self.image_id = None
         self.ephemeral_generation = 0
+        # The image booted in rescue mode (None: not rescued).
+        self.rescue_image_id = None
+        self.admin_password = None
 
 
 class FakeHypervisor:
@@ -349,6 +352,23 @@ class FakeDriver(driver.ComputeDriver):
         self.image_api.update(context, image_id, metadata, data=data)
         LOG.info('Fake guest %s snapshotted into image %s', instance.uuid,
                  image_id)
+
+    def rescue(self, context, instance, network_info, image_meta,
+               rescue_password, block_device_info=None):
+        guest = self._guest(instance)
+        with self._hv.lock:
+            guest.rescue_image_id = _image_id(image_meta)
+            guest.admin_password = rescue_password
+            guest.state = power_state.RUNNING
+
+    def unrescue(self, context, instance, network_info):
+        guest = self._guest(instance)
+        with self._hv.lock:
+            guest.rescue_image_id = None
+            guest.state = power_state.RUNNING
+
+    def set_admin_password(self, instance, new_pass):
+        self._guest(instance).admin_password = new_pass
 
     def _set_state(self, instance, state):
         self._guest(instance).state = state

@@ -4,8 +4,6 @@
 controller module, listed in routes.py."""
 
 import base64
-import secrets
-import string
 
 from oslo_log import log as logging
 from oslo_utils import netutils
@@ -23,6 +21,7 @@ from nova_clone.api.schemas import servers as schema
 from nova_clone.api import validation
 from nova_clone.api.views import servers as views
 from nova_clone.compute import states
+from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
 from nova_clone import exception
 from nova_clone.policies import servers as srv_policies
@@ -94,8 +93,7 @@ def get_server(req, server_id, expected_attrs=None, for_delete=False):
 
 def generate_password():
     """A random admin password, as Nova makes when none is given."""
-    alphabet = string.ascii_letters + string.digits
-    return ''.join(secrets.choice(alphabet) for _ in range(12))
+    return compute_utils.generate_password()
 
 
 def _ref_id(ref):

@@ -22,6 +22,7 @@ from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
 from nova_clone.compute.api import preconditions
 from nova_clone.compute.api import rebuild as rebuild_flow
+from nova_clone.compute.api import rescue as rescue_flow
 from nova_clone.compute.api import snapshot as snapshot_flow
 from nova_clone import context as nova_context
 from nova_clone import exception
@@ -342,6 +343,24 @@ class API:
             return snapshot_flow.backup(self, cctxt, instance, name,
                                         backup_type, rotation,
                                         extra_properties)
+
+    @preconditions.checked('rescue')
+    def rescue(self, context, instance, rescue_password=None,
+               rescue_image_ref=None, allow_bfv_rescue=False):
+        with self.cell_context(context, instance) as cctxt:
+            rescue_flow.rescue(self, cctxt, instance, rescue_password,
+                               rescue_image_ref=rescue_image_ref,
+                               allow_bfv_rescue=allow_bfv_rescue)
+
+    @preconditions.checked('unrescue')
+    def unrescue(self, context, instance):
+        with self.cell_context(context, instance) as cctxt:
+            rescue_flow.unrescue(self, cctxt, instance)
+
+    @preconditions.checked('changePassword')
+    def set_admin_password(self, context, instance, password):
+        with self.cell_context(context, instance) as cctxt:
+            rescue_flow.set_admin_password(self, cctxt, instance, password)
 
     def is_volume_backed(self, context, instance):
         with self.cell_context(context, instance) as cctxt:
