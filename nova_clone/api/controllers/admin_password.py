@@ -3,7 +3,6 @@ the password in the guest; 409 when it could not."""
 
 import webob.exc
 
-from nova_clone.api import auth
 from nova_clone.api.controllers import servers
 from nova_clone.api import resource
 from nova_clone.api.schemas import admin_password as schema
@@ -18,11 +17,8 @@ class AdminPasswordController(object):
     @resource.action('changePassword')
     @validation.schema(schema.change_password)
     def change_password(self, req, server_id, body):
-        context = auth.get_context(req)
-        instance = servers.get_server(req, server_id)
-        context.can(policies.CHANGE_PASSWORD,
-                    target={'user_id': instance.user_id,
-                            'project_id': instance.project_id})
+        context, instance = servers.get_server_for(
+            req, server_id, policies.CHANGE_PASSWORD)
         try:
             servers.compute_api().set_admin_password(
                 context, instance, body['changePassword']['adminPass'])

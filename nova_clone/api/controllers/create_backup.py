@@ -5,7 +5,6 @@ keeping the newest ``rotation`` backups of its type.
 backup), from 2.45 with ``{"image_id": ...}``.
 """
 
-from nova_clone.api import auth
 from nova_clone.api import common
 from nova_clone.api.controllers import create_image
 from nova_clone.api.controllers import servers
@@ -22,13 +21,11 @@ class CreateBackupController(object):
     @resource.action('createBackup')
     @validation.schema(schema.create_backup)
     def create_backup(self, req, server_id, body):
-        context = auth.get_context(req)
         values = body['createBackup']
         rotation = int(values['rotation'])
         metadata = values.get('metadata', {})
-        instance = servers.get_server(req, server_id, ['system_metadata'])
-        context.can(policies.CREATE_BACKUP,
-                    target={'project_id': instance.project_id})
+        context, instance = servers.get_server_for(
+            req, server_id, policies.CREATE_BACKUP, ['system_metadata'])
         create_image.check_image_metadata(req, context, metadata)
         try:
             image = servers.compute_api().backup(

@@ -5,7 +5,6 @@ with ``{"image_id": ...}``.  Metadata counts against the metadata quota
 before 2.39 only, as in Nova.
 """
 
-from nova_clone.api import auth
 from nova_clone.api import common
 from nova_clone.api.controllers import servers
 from nova_clone.api import microversion
@@ -42,10 +41,10 @@ class CreateImageController(object):
     @resource.action('createImage')
     @validation.schema(schema.create_image)
     def create_image(self, req, server_id, body):
-        context = auth.get_context(req)
-        instance = servers.get_server(req, server_id, ['system_metadata'])
-        target = {'project_id': instance.project_id}
-        context.can(policies.CREATE_IMAGE, target=target)
+        context, instance = servers.get_server_for(
+            req, server_id, policies.CREATE_IMAGE, ['system_metadata'])
+        target = {'project_id': instance.project_id,
+                  'user_id': instance.user_id}
         values = body['createImage']
         name = values['name'].strip()
         metadata = values.get('metadata', {})

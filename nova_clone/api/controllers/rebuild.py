@@ -9,7 +9,6 @@ import base64
 
 import webob.exc
 
-from nova_clone.api import auth
 from nova_clone.api import common
 from nova_clone.api.controllers import servers
 from nova_clone.api import microversion
@@ -59,14 +58,12 @@ class RebuildController(object):
     @validation.schema(schema.rebuild_v219, '2.19', '2.53')
     @validation.schema(schema.rebuild, '2.1', '2.18')
     def rebuild(self, req, server_id, body):
-        context = auth.get_context(req)
         values = body['rebuild']
-        instance = servers.get_server(req, server_id,
-                                      ['flavor', 'metadata',
-                                       'system_metadata', 'info_cache'])
+        context, instance = servers.get_server_for(
+            req, server_id, policies.REBUILD,
+            ['flavor', 'metadata', 'system_metadata', 'info_cache'])
         target = {'project_id': instance.project_id,
                   'user_id': instance.user_id}
-        context.can(policies.REBUILD, target=target)
         if values.get('trusted_image_certificates'):
             context.can(policies.REBUILD_TRUSTED_CERTS, target=target)
             # Certificates are only of use to a compute that verifies

@@ -7,7 +7,6 @@ from 2.87.  unrescue answers 202.
 
 import webob.exc
 
-from nova_clone.api import auth
 from nova_clone.api import common
 from nova_clone.api.controllers import servers
 from nova_clone.api import microversion
@@ -21,11 +20,7 @@ from nova_clone.policies import rescue as policies
 
 
 def _server(req, server_id, rule):
-    context = auth.get_context(req)
-    instance = servers.get_server(req, server_id, ['system_metadata'])
-    context.can(rule, target={'user_id': instance.user_id,
-                              'project_id': instance.project_id})
-    return context, instance
+    return servers.get_server_for(req, server_id, rule, ['system_metadata'])
 
 
 class RescueController(object):

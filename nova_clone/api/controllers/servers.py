@@ -91,6 +91,16 @@ def get_server(req, server_id, expected_attrs=None, for_delete=False):
     return (instance, mapping) if for_delete else instance
 
 
+def get_server_for(req, server_id, rule, expected_attrs=None):
+    """(context, instance) once ``rule`` allows the request on the server
+    (its project and user are the target)."""
+    context = auth.get_context(req)
+    instance = get_server(req, server_id, expected_attrs)
+    context.can(rule, target={'project_id': instance.project_id,
+                              'user_id': instance.user_id})
+    return context, instance
+
+
 def generate_password():
     """A random admin password, as Nova makes when none is given."""
     return compute_utils.generate_password()
