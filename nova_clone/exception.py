@@ -376,6 +376,25 @@ class VirtualInterfaceCreateException(NovaException):
     msg_fmt = 'Virtual Interface creation failed'
 
 
+class AttachInterfaceNotSupported(Invalid):
+    msg_fmt = ('Attaching interfaces is not supported for instance '
+               '%(instance_uuid)s.')
+
+
+class NetworkInterfaceTaggedAttachNotSupported(Invalid):
+    msg_fmt = 'Tagged network interface attach is not supported by this host.'
+
+
+class InterfaceAttachFailed(Invalid):
+    msg_fmt = ('Failed to attach network adapter device to '
+               '%(instance_uuid)s')
+
+
+class InterfaceDetachFailed(Invalid):
+    msg_fmt = ('Failed to detach network adapter device from '
+               '%(instance_uuid)s')
+
+
 # -- Volumes and block device mappings (Cinder) -----------------------------
 
 class VolumeNotFound(NotFound):

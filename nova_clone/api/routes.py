@@ -15,6 +15,7 @@ precondition (``@preconditions.checked('<key>')``).
 """
 
 from nova_clone.api.controllers import admin_password
+from nova_clone.api.controllers import attach_interfaces
 from nova_clone.api.controllers import availability_zone
 from nova_clone.api.controllers import create_backup
 from nova_clone.api.controllers import create_image
@@ -66,6 +67,7 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
+    ifaces = attach_interfaces.InterfaceAttachmentController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -117,6 +119,11 @@ def _build():
         ('/servers/{server_id}/os-instance-actions', {'GET': actions.index}),
         ('/servers/{server_id}/os-instance-actions/{request_id}', {
             'GET': actions.show}),
+
+        ('/servers/{server_id}/os-interface', {
+            'GET': ifaces.index, 'POST': ifaces.create}),
+        ('/servers/{server_id}/os-interface/{port_id}', {
+            'GET': ifaces.show, 'DELETE': ifaces.delete}),
 
         ('/os-server-external-events', {'POST': events.create}),
 

@@ -15,6 +15,7 @@ from nova_clone.compute.host import build
 from nova_clone.compute.host import collaborators
 from nova_clone.compute.host import delete
 from nova_clone.compute.host import events as compute_events
+from nova_clone.compute.host import interfaces
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
 from nova_clone.compute.host import rebuild
@@ -166,6 +167,22 @@ class ComputeManager(manager.Manager):
         """Call: changePassword."""
         rescue.set_admin_password(self.collaborators, context, instance,
                                   new_pass)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def attach_interface(self, context, instance, network_id, port_id,
+                         requested_ip, tag=None):
+        """Call: bind and plug a port; returns its VIF."""
+        return interfaces.attach_interface(
+            self.collaborators, context, instance, network_id, port_id,
+            requested_ip, tag=tag)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def detach_interface(self, context, instance, port_id):
+        """Cast: unplug a port and give it back to Neutron."""
+        interfaces.detach_interface(self.collaborators, context, instance,
+                                    port_id)
 
     def external_instance_event(self, context, instances, events):
         """Cast from nova-api: Neutron's and Cinder's events."""

@@ -150,6 +150,18 @@ class ComputeAPI:
         return cctxt.call(ctxt, 'set_admin_password', instance=instance,
                           new_pass=new_pass)
 
+    def attach_interface(self, ctxt, instance, network_id, port_id,
+                         requested_ip, tag=None):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, 'attach_interface', instance=instance,
+                          network_id=network_id, port_id=port_id,
+                          requested_ip=requested_ip, tag=tag)
+
+    def detach_interface(self, ctxt, instance, port_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'detach_interface', instance=instance,
+                   port_id=port_id)
+
     # -- host ------------------------------------------------------------
 
     def set_host_enabled(self, ctxt, host, enabled):

@@ -421,6 +421,19 @@ class API:
                  sorted(keep & {p['id'] for p in ports}))
         _save_cache(instance, model.NetworkInfo(), save=save_cache)
 
+    def deallocate_port_for_instance(self, context, instance, port_id):
+        """Give back one port of the server (an interface detach): unbind
+        a port the user gave, delete one Nova made.  Returns the network
+        model without it (the info cache is saved)."""
+        admin = self._client(context, admin=True)
+        cached = {vif['id']: vif for vif in _cached_info(instance)}
+        if (cached.get(port_id) or {}).get('preserve_on_delete'):
+            self._unbind_port(admin, port_id)
+        else:
+            self._delete_port(admin, port_id)
+        LOG.info('Released port %s of instance %s', port_id, instance.uuid)
+        return self._build_network_info(context, instance)
+
     # -- the network model --------------------------------------------------
 
     def get_instance_nw_info(self, context, instance, **kwargs):

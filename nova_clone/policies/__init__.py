@@ -4,6 +4,7 @@ import itertools
 
 from nova_clone.policies import admin
 from nova_clone.policies import admin_password
+from nova_clone.policies import attach_interfaces
 from nova_clone.policies import base
 from nova_clone.policies import create_backup
 from nova_clone.policies import create_image
@@ -23,4 +24,5 @@ def list_rules():
         flavor_access.list_rules(), keypairs.list_rules(),
         admin.list_rules(), rebuild.list_rules(),
         create_image.list_rules(), create_backup.list_rules(),
-        rescue.list_rules(), admin_password.list_rules()))
+        rescue.list_rules(), admin_password.list_rules(),
+        attach_interfaces.list_rules()))

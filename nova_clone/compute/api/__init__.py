@@ -20,6 +20,7 @@ from nova_clone.compute.api import build
 from nova_clone.compute.api import delete as delete_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
+from nova_clone.compute.api import interfaces
 from nova_clone.compute.api import preconditions
 from nova_clone.compute.api import rebuild as rebuild_flow
 from nova_clone.compute.api import rescue as rescue_flow
@@ -361,6 +362,20 @@ class API:
     def set_admin_password(self, context, instance, password):
         with self.cell_context(context, instance) as cctxt:
             rescue_flow.set_admin_password(self, cctxt, instance, password)
+
+    @preconditions.checked('attach_interface')
+    def attach_interface(self, context, instance, network_id, port_id,
+                         requested_ip, tag=None):
+        """The attached port's VIF (the compute's answer)."""
+        with self.cell_context(context, instance) as cctxt:
+            return interfaces.attach_interface(
+                self, cctxt, instance, network_id, port_id, requested_ip,
+                tag=tag)
+
+    @preconditions.checked('detach_interface')
+    def detach_interface(self, context, instance, port_id):
+        with self.cell_context(context, instance) as cctxt:
+            interfaces.detach_interface(self, cctxt, instance, port_id)
 
     def is_volume_backed(self, context, instance):
         with self.cell_context(context, instance) as cctxt:

@@ -361,35 +361,18 @@ def spawn_guest(collab, context, instance, image, injected_files,
     ``resources``: network_info, allocations, block_device_info, bdms.
     """
     network_info = resources['network_info']
-    if collab.driver.waits_for_vif_plug_events:
-        wait_for = []
-    else:
-        wait_for = compute_events.vif_events_to_wait_for(network_info)
 
-    def vif_failed(name, inst):
-        LOG.error('Neutron reported failure on event %s for %s', name,
-                  inst.uuid)
-        if CONF.vif_plugging_is_fatal:
-            raise exception.VirtualInterfaceCreateException()
+    def spawn():
+        with timeutils.StopWatch() as watch:
+            collab.driver.spawn(
+                context, instance, image, injected_files, admin_password,
+                resources['allocations'], network_info=network_info,
+                block_device_info=resources['block_device_info'],
+                accel_info=[])
+        LOG.info('Took %.2f seconds to spawn %s on the hypervisor',
+                 watch.elapsed(), instance.uuid)
 
-    try:
-        with collab.virtapi.wait_for_instance_event(
-                instance, wait_for, deadline=CONF.vif_plugging_timeout,
-                error_callback=vif_failed):
-            with timeutils.StopWatch() as watch:
-                collab.driver.spawn(
-                    context, instance, image, injected_files,
-                    admin_password, resources['allocations'],
-                    network_info=network_info,
-                    block_device_info=resources['block_device_info'],
-                    accel_info=[])
-            LOG.info('Took %.2f seconds to spawn %s on the hypervisor',
-                     watch.elapsed(), instance.uuid)
-    except compute_events.EventWaitTimeout as exc:
-        if CONF.vif_plugging_is_fatal:
-            LOG.error('%s', exc)
-            raise exception.VirtualInterfaceCreateException()
-        LOG.warning('%s; continuing (vif_plugging_is_fatal=False)', exc)
+    compute_events.plug_and_wait(collab, instance, network_info, spawn)
     block_devices.complete_volume_attachments(collab.volume_api, context,
                                               resources['bdms'])
 
