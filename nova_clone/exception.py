@@ -752,6 +752,22 @@ class SetAdminPasswdNotSupported(Invalid):
     msg_fmt = 'Set admin password is not supported'
 
 
+class ConsoleTypeInvalid(Invalid):
+    msg_fmt = 'Invalid console type %(console_type)s'
+
+
+class ConsoleTypeUnavailable(Invalid):
+    msg_fmt = 'Unavailable console type %(console_type)s.'
+
+
+class InvalidToken(Invalid):
+    msg_fmt = "The token '%(token)s' is invalid or has expired"
+
+
+class InstanceNotReady(Invalid):
+    msg_fmt = 'Instance %(instance_id)s is not ready'
+
+
 class InvalidVirtType(Invalid):
     msg_fmt = ('[libvirt] virt_type=%(virt_type)s cannot work on this host: '
                '%(reason)s')

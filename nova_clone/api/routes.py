@@ -17,6 +17,7 @@ precondition (``@preconditions.checked('<key>')``).
 from nova_clone.api.controllers import admin_password
 from nova_clone.api.controllers import attach_interfaces
 from nova_clone.api.controllers import availability_zone
+from nova_clone.api.controllers import console_auth_tokens
 from nova_clone.api.controllers import create_backup
 from nova_clone.api.controllers import create_image
 from nova_clone.api.controllers import extensions
@@ -30,6 +31,7 @@ from nova_clone.api.controllers import limits
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
 from nova_clone.api.controllers import rebuild
+from nova_clone.api.controllers import remote_consoles
 from nova_clone.api.controllers import removed
 from nova_clone.api.controllers import rescue
 from nova_clone.api.controllers import server_external_events
@@ -68,6 +70,8 @@ def _build():
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
     ifaces = attach_interfaces.InterfaceAttachmentController()
+    consoles = remote_consoles.RemoteConsolesController()
+    tokens = console_auth_tokens.ConsoleAuthTokensController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -124,6 +128,10 @@ def _build():
             'GET': ifaces.index, 'POST': ifaces.create}),
         ('/servers/{server_id}/os-interface/{port_id}', {
             'GET': ifaces.show, 'DELETE': ifaces.delete}),
+
+        ('/servers/{server_id}/remote-consoles', {
+            'POST': consoles.create}),
+        ('/os-console-auth-tokens/{console_token}', {'GET': tokens.show}),
 
         ('/os-server-external-events', {'POST': events.create}),
 

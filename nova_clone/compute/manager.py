@@ -13,6 +13,7 @@ from oslo_service import periodic_task
 
 from nova_clone.compute.host import build
 from nova_clone.compute.host import collaborators
+from nova_clone.compute.host import consoles
 from nova_clone.compute.host import delete
 from nova_clone.compute.host import events as compute_events
 from nova_clone.compute.host import interfaces
@@ -183,6 +184,24 @@ class ComputeManager(manager.Manager):
         """Cast: unplug a port and give it back to Neutron."""
         interfaces.detach_interface(self.collaborators, context, instance,
                                     port_id)
+
+    @compute_utils.wrap_instance_fault
+    def get_vnc_console(self, context, console_type, instance):
+        """Call: a noVNC console's connect info."""
+        return consoles.get_console(self.collaborators, context, 'vnc',
+                                    console_type, instance)
+
+    @compute_utils.wrap_instance_fault
+    def get_spice_console(self, context, console_type, instance):
+        """Call: a SPICE console's connect info."""
+        return consoles.get_console(self.collaborators, context, 'spice',
+                                    console_type, instance)
+
+    @compute_utils.wrap_instance_fault
+    def get_serial_console(self, context, console_type, instance):
+        """Call: a serial console's connect info."""
+        return consoles.get_console(self.collaborators, context, 'serial',
+                                    console_type, instance)
 
     def external_instance_event(self, context, instances, events):
         """Cast from nova-api: Neutron's and Cinder's events."""

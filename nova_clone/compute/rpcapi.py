@@ -162,6 +162,23 @@ class ComputeAPI:
         cctxt.cast(ctxt, 'detach_interface', instance=instance,
                    port_id=port_id)
 
+    def _get_console(self, ctxt, method, instance, console_type):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, method, instance=instance,
+                          console_type=console_type)
+
+    def get_vnc_console(self, ctxt, instance, console_type):
+        return self._get_console(ctxt, 'get_vnc_console', instance,
+                                 console_type)
+
+    def get_spice_console(self, ctxt, instance, console_type):
+        return self._get_console(ctxt, 'get_spice_console', instance,
+                                 console_type)
+
+    def get_serial_console(self, ctxt, instance, console_type):
+        return self._get_console(ctxt, 'get_serial_console', instance,
+                                 console_type)
+
     # -- host ------------------------------------------------------------
 
     def set_host_enabled(self, ctxt, host, enabled):

@@ -224,6 +224,18 @@ class ComputeDriver:
     def resume(self, context, instance, network_info, block_device_info=None):
         raise NotImplementedError()
 
+    def get_vnc_console(self, context, instance):
+        """console.ConsoleVNC of the guest."""
+        raise NotImplementedError()
+
+    def get_spice_console(self, context, instance):
+        """console.ConsoleSpice of the guest."""
+        raise NotImplementedError()
+
+    def get_serial_console(self, context, instance):
+        """console.ConsoleSerial of the guest."""
+        raise NotImplementedError()
+
     def get_console_output(self, context, instance):
         raise NotImplementedError()
 

@@ -20,6 +20,7 @@ from nova_clone.compute import task_states
 from nova_clone.conf import CONF
 from nova_clone import exception
 from nova_clone.image import glance
+from nova_clone.virt import console
 from nova_clone.virt import driver
 from nova_clone.virt import imagecache
 
@@ -396,6 +397,23 @@ class FakeDriver(driver.ComputeDriver):
 
     def resume(self, context, instance, network_info, block_device_info=None):
         self._set_state(instance, power_state.RUNNING)
+
+    def get_vnc_console(self, context, instance):
+        self._guest(instance)
+        return console.ConsoleVNC(
+            host=CONF.vnc.server_proxyclient_address, port=5900,
+            internal_access_path=None)
+
+    def get_spice_console(self, context, instance):
+        self._guest(instance)
+        return console.ConsoleSpice(
+            host=CONF.spice.server_proxyclient_address, port=5900,
+            tls_port=5901)
+
+    def get_serial_console(self, context, instance):
+        self._guest(instance)
+        return console.ConsoleSerial(
+            host=CONF.serial_console.proxyclient_address, port=10000)
 
     def get_console_output(self, context, instance):
         self._guest(instance)

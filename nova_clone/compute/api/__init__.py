@@ -17,6 +17,7 @@ from oslo_log import log as logging
 from oslo_utils import uuidutils
 
 from nova_clone.compute.api import build
+from nova_clone.compute.api import consoles
 from nova_clone.compute.api import delete as delete_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
@@ -376,6 +377,19 @@ class API:
     def detach_interface(self, context, instance, port_id):
         with self.cell_context(context, instance) as cctxt:
             interfaces.detach_interface(self, cctxt, instance, port_id)
+
+    def get_console(self, context, instance, protocol, console_type):
+        """{'url': ...} of a new remote console of the server."""
+        if not instance.host:
+            # Not on a host (yet): no console to reach.
+            raise exception.InstanceNotReady(instance_id=instance.uuid)
+        with self.cell_context(context, instance) as cctxt:
+            return consoles.get_console(self, cctxt, instance, protocol,
+                                        console_type)
+
+    @staticmethod
+    def validate_console_token(context, token):
+        return consoles.validate_token(context, token)
 
     def is_volume_backed(self, context, instance):
         with self.cell_context(context, instance) as cctxt:
