@@ -376,6 +376,11 @@ class VirtualInterfaceCreateException(NovaException):
     msg_fmt = 'Virtual Interface creation failed'
 
 
+class SecurityGroupCannotBeApplied(Invalid):
+    msg_fmt = ('Network requires port_security_enabled and subnet associated'
+               ' in order to apply security groups.')
+
+
 class AttachInterfaceNotSupported(Invalid):
     msg_fmt = ('Attaching interfaces is not supported for instance '
                '%(instance_uuid)s.')

@@ -34,6 +34,7 @@ from nova_clone.api.controllers import rebuild
 from nova_clone.api.controllers import remote_consoles
 from nova_clone.api.controllers import removed
 from nova_clone.api.controllers import rescue
+from nova_clone.api.controllers import security_groups
 from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
@@ -48,6 +49,7 @@ SERVER_ACTION_FAMILIES = (
     create_backup.CreateBackupController,
     rescue.RescueController,
     admin_password.AdminPasswordController,
+    security_groups.SecurityGroupActionController,
 )
 
 
@@ -72,6 +74,7 @@ def _build():
     ifaces = attach_interfaces.InterfaceAttachmentController()
     consoles = remote_consoles.RemoteConsolesController()
     tokens = console_auth_tokens.ConsoleAuthTokensController()
+    server_sgs = security_groups.ServerSecurityGroupController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -132,6 +135,8 @@ def _build():
         ('/servers/{server_id}/remote-consoles', {
             'POST': consoles.create}),
         ('/os-console-auth-tokens/{console_token}', {'GET': tokens.show}),
+        ('/servers/{server_id}/os-security-groups', {
+            'GET': server_sgs.index}),
 
         ('/os-server-external-events', {'POST': events.create}),
 

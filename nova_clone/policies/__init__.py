@@ -14,6 +14,7 @@ from nova_clone.policies import keypairs
 from nova_clone.policies import rebuild
 from nova_clone.policies import remote_consoles
 from nova_clone.policies import rescue
+from nova_clone.policies import security_groups
 from nova_clone.policies import server_metadata
 from nova_clone.policies import servers
 
@@ -26,4 +27,5 @@ def list_rules():
         admin.list_rules(), rebuild.list_rules(),
         create_image.list_rules(), create_backup.list_rules(),
         rescue.list_rules(), admin_password.list_rules(),
-        attach_interfaces.list_rules(), remote_consoles.list_rules()))
+        attach_interfaces.list_rules(), remote_consoles.list_rules(),
+        security_groups.list_rules()))

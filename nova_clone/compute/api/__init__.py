@@ -25,6 +25,7 @@ from nova_clone.compute.api import interfaces
 from nova_clone.compute.api import preconditions
 from nova_clone.compute.api import rebuild as rebuild_flow
 from nova_clone.compute.api import rescue as rescue_flow
+from nova_clone.compute.api import security_groups
 from nova_clone.compute.api import snapshot as snapshot_flow
 from nova_clone import context as nova_context
 from nova_clone import exception
@@ -390,6 +391,15 @@ class API:
     @staticmethod
     def validate_console_token(context, token):
         return consoles.validate_token(context, token)
+
+    def add_security_group(self, context, instance, name):
+        with self.cell_context(context, instance) as cctxt:
+            security_groups.add_to_instance(self, cctxt, instance, name)
+
+    def remove_security_group(self, context, instance, name):
+        with self.cell_context(context, instance) as cctxt:
+            security_groups.remove_from_instance(self, cctxt, instance,
+                                                 name)
 
     def is_volume_backed(self, context, instance):
         with self.cell_context(context, instance) as cctxt:
