@@ -25,6 +25,7 @@ from nova_clone.api.controllers import flavor_access
 from nova_clone.api.controllers import flavor_extra_specs
 from nova_clone.api.controllers import flavors
 from nova_clone.api.controllers import hypervisors
+from nova_clone.api.controllers import inject_network_info
 from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
@@ -37,7 +38,9 @@ from nova_clone.api.controllers import rescue
 from nova_clone.api.controllers import security_groups
 from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_metadata
+from nova_clone.api.controllers import server_password
 from nova_clone.api.controllers import server_tags
+from nova_clone.api.controllers import server_topology
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import services
 from nova_clone.api import resource
@@ -50,6 +53,8 @@ SERVER_ACTION_FAMILIES = (
     rescue.RescueController,
     admin_password.AdminPasswordController,
     security_groups.SecurityGroupActionController,
+    remote_consoles.ConsoleActionsController,
+    inject_network_info.InjectNetworkInfoController,
 )
 
 
@@ -75,6 +80,8 @@ def _build():
     consoles = remote_consoles.RemoteConsolesController()
     tokens = console_auth_tokens.ConsoleAuthTokensController()
     server_sgs = security_groups.ServerSecurityGroupController()
+    password = server_password.ServerPasswordController()
+    topology = server_topology.ServerTopologyController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -137,6 +144,9 @@ def _build():
         ('/os-console-auth-tokens/{console_token}', {'GET': tokens.show}),
         ('/servers/{server_id}/os-security-groups', {
             'GET': server_sgs.index}),
+        ('/servers/{server_id}/os-server-password', {
+            'GET': password.index, 'DELETE': password.clear}),
+        ('/servers/{server_id}/topology', {'GET': topology.index}),
 
         ('/os-server-external-events', {'POST': events.create}),
 

@@ -186,6 +186,13 @@ class ComputeManager(manager.Manager):
                                     port_id)
 
     @compute_utils.wrap_instance_fault
+    def inject_network_info(self, context, instance):
+        """Cast: the guest gets its current network info."""
+        network_info = self.collaborators.network_api.get_instance_nw_info(
+            context, instance)
+        self.driver.inject_network_info(instance, network_info)
+
+    @compute_utils.wrap_instance_fault
     def get_vnc_console(self, context, console_type, instance):
         """Call: a noVNC console's connect info."""
         return consoles.get_console(self.collaborators, context, 'vnc',

@@ -162,6 +162,10 @@ class ComputeAPI:
         cctxt.cast(ctxt, 'detach_interface', instance=instance,
                    port_id=port_id)
 
+    def inject_network_info(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'inject_network_info', instance=instance)
+
     def _get_console(self, ctxt, method, instance, console_type):
         cctxt = self._prepare(ctxt, _compute_host(None, instance))
         return cctxt.call(ctxt, method, instance=instance,

@@ -10,12 +10,15 @@ from nova_clone.policies import create_backup
 from nova_clone.policies import create_image
 from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
+from nova_clone.policies import inject_network_info
 from nova_clone.policies import keypairs
 from nova_clone.policies import rebuild
 from nova_clone.policies import remote_consoles
 from nova_clone.policies import rescue
 from nova_clone.policies import security_groups
 from nova_clone.policies import server_metadata
+from nova_clone.policies import server_password
+from nova_clone.policies import server_topology
 from nova_clone.policies import servers
 
 
@@ -28,4 +31,5 @@ def list_rules():
         create_image.list_rules(), create_backup.list_rules(),
         rescue.list_rules(), admin_password.list_rules(),
         attach_interfaces.list_rules(), remote_consoles.list_rules(),
-        security_groups.list_rules()))
+        security_groups.list_rules(), inject_network_info.list_rules(),
+        server_password.list_rules(), server_topology.list_rules()))

@@ -224,6 +224,10 @@ class ComputeDriver:
     def resume(self, context, instance, network_info, block_device_info=None):
         raise NotImplementedError()
 
+    def inject_network_info(self, instance, network_info):
+        """Hand the guest its network info; most hypervisors have no way
+        to, and need not."""
+
     def get_vnc_console(self, context, instance):
         """console.ConsoleVNC of the guest."""
         raise NotImplementedError()

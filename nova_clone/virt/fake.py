@@ -45,6 +45,8 @@ class FakeGuest:
         # (a rebuild that does not preserve ephemeral disks renews it).
         self.image_id = None
         self.ephemeral_generation = 0
+        # The ports of the last network info injected into the guest.
+        self.injected_network_info = None
         # The image booted in rescue mode (None: not rescued).
         self.rescue_image_id = None
         self.admin_password = None
@@ -397,6 +399,10 @@ class FakeDriver(driver.ComputeDriver):
 
     def resume(self, context, instance, network_info, block_device_info=None):
         self._set_state(instance, power_state.RUNNING)
+
+    def inject_network_info(self, instance, network_info):
+        self._guest(instance).injected_network_info = [
+            vif['id'] for vif in network_info or []]
 
     def get_vnc_console(self, context, instance):
         self._guest(instance)

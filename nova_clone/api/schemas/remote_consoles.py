@@ -1,4 +1,5 @@
-"""Schemas of POST /servers/{server_id}/remote-consoles."""
+"""Schemas of POST /servers/{server_id}/remote-consoles and of the
+console actions it replaced (before 2.6)."""
 
 import copy
 
@@ -30,3 +31,24 @@ _props['type']['enum'].append('webmks')
 create_v299 = copy.deepcopy(create_v28)
 create_v299['properties']['remote_console']['properties']['type'][
     'enum'].append('spice-direct')
+
+
+def _legacy(key, types):
+    return {
+        'type': 'object',
+        'properties': {
+            key: {
+                'type': 'object',
+                'properties': {'type': {'type': 'string', 'enum': types}},
+                'required': ['type'],
+                'additionalProperties': False,
+            },
+        },
+        'required': [key],
+        'additionalProperties': False,
+    }
+
+
+get_vnc_console = _legacy('os-getVNCConsole', ['novnc', 'xvpvnc'])
+get_spice_console = _legacy('os-getSPICEConsole', ['spice-html5'])
+get_serial_console = _legacy('os-getSerialConsole', ['serial'])

@@ -392,6 +392,11 @@ class API:
     def validate_console_token(context, token):
         return consoles.validate_token(context, token)
 
+    @preconditions.checked('injectNetworkInfo')
+    def inject_network_info(self, context, instance):
+        with self.cell_context(context, instance) as cctxt:
+            self.compute_rpcapi.inject_network_info(cctxt, instance)
+
     def add_security_group(self, context, instance, name):
         with self.cell_context(context, instance) as cctxt:
             security_groups.add_to_instance(self, cctxt, instance, name)
