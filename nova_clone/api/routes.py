@@ -20,6 +20,7 @@ from nova_clone.api.controllers import availability_zone
 from nova_clone.api.controllers import console_auth_tokens
 from nova_clone.api.controllers import create_backup
 from nova_clone.api.controllers import create_image
+from nova_clone.api.controllers import deferred_delete
 from nova_clone.api.controllers import extensions
 from nova_clone.api.controllers import flavor_access
 from nova_clone.api.controllers import flavor_extra_specs
@@ -55,6 +56,7 @@ SERVER_ACTION_FAMILIES = (
     security_groups.SecurityGroupActionController,
     remote_consoles.ConsoleActionsController,
     inject_network_info.InjectNetworkInfoController,
+    deferred_delete.DeferredDeleteController,
 )
 
 

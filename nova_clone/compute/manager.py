@@ -14,6 +14,7 @@ from oslo_service import periodic_task
 from nova_clone.compute.host import build
 from nova_clone.compute.host import collaborators
 from nova_clone.compute.host import consoles
+from nova_clone.compute.host import deferred_delete
 from nova_clone.compute.host import delete
 from nova_clone.compute.host import events as compute_events
 from nova_clone.compute.host import interfaces
@@ -42,6 +43,7 @@ _TASK_INTERVALS = {
     '_sync_power_states': ('sync_power_state_interval', False),
     '_cleanup_running_deleted_instances': (
         'running_deleted_instance_poll_interval', True),
+    '_reclaim_queued_deletes': ('reclaim_instance_interval', True),
 }
 
 
@@ -185,6 +187,20 @@ class ComputeManager(manager.Manager):
         interfaces.detach_interface(self.collaborators, context, instance,
                                     port_id)
 
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def soft_delete_instance(self, context, instance):
+        """Cast: a deferred delete powers the guest off."""
+        deferred_delete.soft_delete_instance(self.collaborators, context,
+                                             instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def restore_instance(self, context, instance):
+        """Cast: a soft-deleted server comes back."""
+        deferred_delete.restore_instance(self.collaborators, context,
+                                         instance)
+
     @compute_utils.wrap_instance_fault
     def inject_network_info(self, context, instance):
         """Cast: the guest gets its current network info."""
@@ -265,3 +281,7 @@ class ComputeManager(manager.Manager):
     def _cleanup_running_deleted_instances(self, context):
         periodic.cleanup_running_deleted_instances(self.collaborators,
                                                    context)
+
+    @periodic_task.periodic_task
+    def _reclaim_queued_deletes(self, context):
+        deferred_delete.reclaim_queued_deletes(self.collaborators, context)

@@ -162,6 +162,14 @@ class ComputeAPI:
         cctxt.cast(ctxt, 'detach_interface', instance=instance,
                    port_id=port_id)
 
+    def soft_delete_instance(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'soft_delete_instance', instance=instance)
+
+    def restore_instance(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'restore_instance', instance=instance)
+
     def inject_network_info(self, ctxt, instance):
         cctxt = self._prepare(ctxt, _compute_host(None, instance))
         cctxt.cast(ctxt, 'inject_network_info', instance=instance)

@@ -18,6 +18,7 @@ from oslo_utils import uuidutils
 
 from nova_clone.compute.api import build
 from nova_clone.compute.api import consoles
+from nova_clone.compute.api import deferred_delete
 from nova_clone.compute.api import delete as delete_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
@@ -409,6 +410,17 @@ class API:
     def is_volume_backed(self, context, instance):
         with self.cell_context(context, instance) as cctxt:
             return rebuild_flow.is_volume_backed(cctxt, instance)
+
+    @preconditions.checked('restore')
+    def restore(self, context, instance):
+        """Undo a soft delete."""
+        with self.cell_context(context, instance) as cctxt:
+            deferred_delete.restore(self, cctxt, instance)
+
+    @preconditions.checked('forceDelete')
+    def force_delete(self, context, instance):
+        """Delete now, soft-deleted or not."""
+        delete_flow.delete(self, context, instance, allow_soft=False)
 
     # -- events -----------------------------------------------------------
     def external_instance_event(self, context, instances, events,
