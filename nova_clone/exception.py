@@ -677,6 +677,10 @@ class HostBinaryNotFound(NotFound):
     msg_fmt = 'Could not find binary %(binary)s on host %(host)s.'
 
 
+class ComputeServiceInUse(NovaException):
+    msg_fmt = 'Compute service of %(host)s is still in use.'
+
+
 class ComputeHostNotFound(NotFound):
     msg_fmt = 'Compute host %(host)s could not be found.'
 
@@ -733,6 +737,10 @@ class InstancePowerOnFailure(Invalid):
 
 class InstanceRebootFailure(Invalid):
     msg_fmt = 'Failed to reboot instance: %(reason)s'
+
+
+class InstanceRecreateNotSupported(Invalid):
+    msg_fmt = 'Instance recreate is not supported.'
 
 
 class PreserveEphemeralNotSupported(Invalid):

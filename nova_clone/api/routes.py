@@ -21,6 +21,7 @@ from nova_clone.api.controllers import console_auth_tokens
 from nova_clone.api.controllers import create_backup
 from nova_clone.api.controllers import create_image
 from nova_clone.api.controllers import deferred_delete
+from nova_clone.api.controllers import evacuate
 from nova_clone.api.controllers import extensions
 from nova_clone.api.controllers import flavor_access
 from nova_clone.api.controllers import flavor_extra_specs
@@ -57,6 +58,7 @@ SERVER_ACTION_FAMILIES = (
     remote_consoles.ConsoleActionsController,
     inject_network_info.InjectNetworkInfoController,
     deferred_delete.DeferredDeleteController,
+    evacuate.EvacuateController,
 )
 
 

@@ -128,7 +128,13 @@ class ComputeManager(manager.Manager):
                          migration, scheduled_node, limits, request_spec,
                          accel_uuids, reimage_boot_volume=False,
                          target_state=None):
-        """Cast: re-image the instance's guest on this host."""
+        """Cast: re-image the instance's guest on this host, or (recreate)
+        rebuild an evacuated instance here."""
+        if recreate:
+            rebuild.evacuate_instance(
+                self.collaborators, context, instance, new_pass, migration,
+                scheduled_node, target_state=target_state)
+            return
         rebuild.rebuild_instance(
             self.collaborators, context, instance, image_ref,
             injected_files, new_pass, bdms,

@@ -9,6 +9,7 @@ from nova_clone.policies import base
 from nova_clone.policies import create_backup
 from nova_clone.policies import create_image
 from nova_clone.policies import deferred_delete
+from nova_clone.policies import evacuate
 from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
 from nova_clone.policies import inject_network_info
@@ -34,4 +35,4 @@ def list_rules():
         attach_interfaces.list_rules(), remote_consoles.list_rules(),
         security_groups.list_rules(), inject_network_info.list_rules(),
         server_password.list_rules(), server_topology.list_rules(),
-        deferred_delete.list_rules()))
+        deferred_delete.list_rules(), evacuate.list_rules()))

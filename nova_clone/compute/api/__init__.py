@@ -20,6 +20,7 @@ from nova_clone.compute.api import build
 from nova_clone.compute.api import consoles
 from nova_clone.compute.api import deferred_delete
 from nova_clone.compute.api import delete as delete_flow
+from nova_clone.compute.api import evacuate as evacuate_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
 from nova_clone.compute.api import interfaces
@@ -410,6 +411,15 @@ class API:
     def is_volume_backed(self, context, instance):
         with self.cell_context(context, instance) as cctxt:
             return rebuild_flow.is_volume_backed(cctxt, instance)
+
+    @preconditions.checked('evacuate')
+    def evacuate(self, context, instance, host, on_shared_storage,
+                 admin_password, target_state=None):
+        """Rebuild the server elsewhere; its host must be down."""
+        with self.cell_context(context, instance) as cctxt:
+            evacuate_flow.evacuate(self, cctxt, instance, host,
+                                   on_shared_storage, admin_password,
+                                   target_state=target_state)
 
     @preconditions.checked('restore')
     def restore(self, context, instance):

@@ -144,7 +144,7 @@ def _count_build(collab, instance, node, result):
             collab.rt.build_succeeded(node)
 
 
-def _default_nodename(driver, host):
+def default_nodename(driver, host):
     nodes = driver.get_available_nodes()
     return nodes[0] if nodes else host
 
@@ -172,7 +172,7 @@ def _do_build_and_run_instance(collab, context, instance, image,
     filter_properties = dict(filter_properties or {})
     image = image or {}
     if node is None:
-        node = _default_nodename(collab.driver, collab.host)
+        node = default_nodename(collab.driver, collab.host)
     if block_device_mapping is None:
         block_device_mapping = block_devices.get_bdms(context, instance)
 

@@ -9,6 +9,11 @@ all three; otherwise the guest is destroyed and spawned.
 
 The server ends ACTIVE, or STOPPED when it was stopped before; a failure
 leaves it in ERROR with the fault the RPC method records.
+
+An evacuation (``evacuate_instance``) runs on the new host: the instance
+is claimed here, its ports are bound here, and a guest is spawned from
+its image; the evacuation's Migration ends done (or failed).  Since 2.95
+the server ends stopped.
 """
 
 from oslo_log import log as logging
@@ -57,6 +62,87 @@ def rebuild_instance(collab, context, instance, image_ref, injected_files,
             bdms=bdms)
 
 
+def evacuate_instance(collab, context, instance, new_pass, migration,
+                      node, target_state=None):
+    """Rebuild here the instance whose host died."""
+    node = node or build.default_nodename(collab.driver, collab.host)
+    with collaborators.instance_lock(instance.uuid):
+        bdms = block_devices.get_bdms(context, instance)
+        compute_utils.notify_about_instance_action(
+            context, instance, collab.host, 'evacuate', bdms=bdms)
+        try:
+            if not collab.driver.capabilities.get('supports_evacuate'):
+                raise exception.InstanceRecreateNotSupported()
+            if collab.driver.instance_exists(instance):
+                raise exception.InstanceExists(name=instance.uuid)
+            with collab.rt.instance_claim(context, instance, node):
+                _recreate(collab, context, instance, new_pass, bdms,
+                          target_state)
+        except Exception:
+            with excutils.save_and_reraise_exception():
+                LOG.exception('Evacuation of %s to %s failed',
+                              instance.uuid, collab.host)
+                _set_migration_status(migration, 'failed')
+                teardown.set_error_state(instance, clean_task_state=True)
+        _set_migration_status(migration, 'done')
+
+
+def _set_migration_status(migration, status):
+    if migration is None:
+        return
+    migration.status = status
+    try:
+        migration.save()
+    except Exception:
+        LOG.exception('Could not set migration %s to %s', migration.uuid,
+                      status)
+
+
+def _recreate(collab, context, instance, new_pass, bdms, target_state):
+    orig_vm_state = instance.vm_state
+    instance.save(expected_task_state=[task_states.REBUILDING])
+    # network-vif-plugged may come as soon as the ports are bound here.
+    collab.instance_events.expect_events_for(instance.uuid)
+    try:
+        network_info = collab.network_api.setup_instance_network_on_host(
+            context, instance, collab.host)
+        resources = {
+            'network_info': network_info, 'bdms': bdms,
+            'block_device_info': block_devices.block_device_info_from_bdms(
+                instance, bdms),
+            'allocations': collab.reportclient.get_allocations_for_consumer(
+                context, instance.uuid),
+        }
+        instance.task_state = task_states.REBUILD_BLOCK_DEVICE_MAPPING
+        instance.save(expected_task_state=[task_states.REBUILDING])
+        instance.task_state = task_states.REBUILD_SPAWNING
+        instance.save(expected_task_state=[
+            task_states.REBUILD_BLOCK_DEVICE_MAPPING])
+        build.spawn_guest(collab, context, instance,
+                          _image(collab, context, instance.image_ref),
+                          [], new_pass, resources)
+    finally:
+        collab.instance_events.clear_events_for_instance(instance.uuid)
+    _finish(collab, instance, [task_states.REBUILD_SPAWNING],
+            stopped=(target_state == vm_states.STOPPED or
+                     orig_vm_state == vm_states.STOPPED))
+
+
+def _finish(collab, instance, expected_task_states, stopped):
+    """ACTIVE with the new guest, or STOPPED with it powered off."""
+    instance.power_state = build.get_power_state(collab.driver, instance)
+    instance.vm_state = vm_states.ACTIVE
+    instance.task_state = None
+    instance.launched_at = timeutils.utcnow()
+    instance.save(expected_task_state=expected_task_states)
+    if stopped:
+        collab.driver.power_off(instance)
+        instance.power_state = build.get_power_state(collab.driver,
+                                                     instance)
+        instance.vm_state = vm_states.STOPPED
+        instance.save()
+
+
 def _image(collab, context, image_ref):
     if not image_ref:
         return {}
@@ -90,19 +176,10 @@ def _rebuild(collab, context, instance, image_ref, injected_files,
         _destroy_and_spawn(collab, context, instance, image, injected_files,
                            new_pass, resources, preserve_ephemeral)
 
-    instance.power_state = build.get_power_state(collab.driver, instance)
-    instance.vm_state = vm_states.ACTIVE
-    instance.task_state = None
-    instance.launched_at = timeutils.utcnow()
-    instance.save(expected_task_state=[task_states.REBUILD_SPAWNING,
-                                       task_states.REBUILDING])
-    if orig_vm_state == vm_states.STOPPED:
-        # A stopped server is rebuilt stopped, as the user left it.
-        collab.driver.power_off(instance)
-        instance.power_state = build.get_power_state(collab.driver,
-                                                     instance)
-        instance.vm_state = vm_states.STOPPED
-        instance.save()
+    # A stopped server is rebuilt stopped, as the user left it.
+    _finish(collab, instance, [task_states.REBUILD_SPAWNING,
+                               task_states.REBUILDING],
+            stopped=orig_vm_state == vm_states.STOPPED)
 
 
 def _destroy_and_spawn(collab, context, instance, image, injected_files,

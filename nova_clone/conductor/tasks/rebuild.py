@@ -6,6 +6,13 @@ no Placement claim, only the filters a new image concerns); a refusal
 puts the instance back to its vm_state with no task, with a fault, and
 records the conductor's event as an Error.  Then the compute gets
 ``rebuild_instance``.
+
+An evacuate (``recreate``) schedules a new host away from the dead one:
+the instance's allocation on the old host passes to the evacuation's
+Migration (the old compute deletes it when it comes back), the scheduler
+claims the new host for the instance, and the new host's compute gets
+``rebuild_instance``.  Nowhere to go: the allocation returns to the
+instance, the Migration is in error and the server keeps its state.
 """
 
 from oslo_log import log as logging
@@ -60,6 +67,33 @@ def _refused(context, instance, exc, orig_image_ref, orig_sys_metadata):
     compute_utils.add_instance_fault_from_exc(context, instance, exc)
 
 
+def _evacuation(context, instance):
+    return objects.Migration.get_by_instance_and_status(
+        context, instance.uuid, 'accepted')
+
+
+def _schedule_evacuation(manager, context, instance, request_spec,
+                         migration):
+    """(host, node) the instance goes to, claimed in Placement."""
+    hints = dict(request_spec.scheduler_hints or {})
+    hints.pop('_nova_check_type', None)
+    request_spec.scheduler_hints = hints
+    request_spec.ignore_hosts = [instance.host]
+    manager.report_client.move_allocations(context, instance.uuid,
+                                           migration.uuid)
+    try:
+        selection = manager.query_client.select_destinations(
+            context, request_spec, [instance.uuid], return_objects=True,
+            return_alternates=False)[0][0]
+    except Exception:
+        with excutils.save_and_reraise_exception():
+            manager.report_client.move_allocations(
+                context, migration.uuid, instance.uuid)
+            migration.status = 'error'
+            migration.save()
+    return selection.service_host, selection.nodename
+
+
 def rebuild_instance(manager, context, instance, orig_image_ref, image_ref,
                      injected_files, new_pass, orig_sys_metadata, bdms,
                      recreate, on_shared_storage, preserve_ephemeral=False,
@@ -68,6 +102,32 @@ def rebuild_instance(manager, context, instance, orig_image_ref, image_ref,
     target_instance_cell(context, instance)
     with compute_utils.EventReporter(context, REBUILD_EVENT, CONF.host,
                                      instance.uuid):
+        if recreate:
+            migration = _evacuation(context, instance)
+            try:
+                host, node = _schedule_evacuation(
+                    manager, context, instance, request_spec, migration)
+            except exception.NoValidHost as exc:
+                with excutils.save_and_reraise_exception():
+                    LOG.warning('Evacuation of %s found no host: %s',
+                                instance.uuid, exc.format_message())
+                    _refused(context, instance, exc, instance.image_ref,
+                             instance.system_metadata)
+            migration.dest_compute = host
+            migration.dest_node = node
+            migration.save()
+            manager.compute_rpcapi.rebuild_instance(
+                context, instance=instance, new_pass=new_pass,
+                injected_files=injected_files, image_ref=image_ref,
+                orig_image_ref=orig_image_ref,
+                orig_sys_metadata=orig_sys_metadata, bdms=bdms,
+                recreate=True, on_shared_storage=on_shared_storage,
+                preserve_ephemeral=preserve_ephemeral, migration=migration,
+                host=host, scheduled_node=node, limits=None,
+                request_spec=request_spec, accel_uuids=[],
+                reimage_boot_volume=reimage_boot_volume,
+                target_state=target_state)
+            return
         if request_spec is not None and _is_rebuild_check(request_spec):
             try:
                 _check_host(manager, context, instance, request_spec)
