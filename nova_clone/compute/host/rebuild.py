@@ -106,21 +106,11 @@ def _recreate(collab, context, instance, new_pass, bdms, target_state):
     try:
         network_info = collab.network_api.setup_instance_network_on_host(
             context, instance, collab.host)
-        resources = {
-            'network_info': network_info, 'bdms': bdms,
-            'block_device_info': block_devices.block_device_info_from_bdms(
-                instance, bdms),
-            'allocations': collab.reportclient.get_allocations_for_consumer(
-                context, instance.uuid),
-        }
-        instance.task_state = task_states.REBUILD_BLOCK_DEVICE_MAPPING
-        instance.save(expected_task_state=[task_states.REBUILDING])
-        instance.task_state = task_states.REBUILD_SPAWNING
-        instance.save(expected_task_state=[
-            task_states.REBUILD_BLOCK_DEVICE_MAPPING])
-        build.spawn_guest(collab, context, instance,
-                          _image(collab, context, instance.image_ref),
-                          [], new_pass, resources)
+        resources = _resources(collab, context, instance, network_info,
+                               bdms)
+        _spawn_steps(collab, context, instance,
+                     _image(collab, context, instance.image_ref), [],
+                     new_pass, resources)
     finally:
         collab.instance_events.clear_events_for_instance(instance.uuid)
     _finish(collab, instance, [task_states.REBUILD_SPAWNING],
@@ -159,13 +149,7 @@ def _rebuild(collab, context, instance, image_ref, injected_files,
 
     network_info = collab.network_api.get_instance_nw_info(context,
                                                            instance)
-    resources = {
-        'network_info': network_info, 'bdms': bdms,
-        'block_device_info': block_devices.block_device_info_from_bdms(
-            instance, bdms),
-        'allocations': collab.reportclient.get_allocations_for_consumer(
-            context, instance.uuid),
-    }
+    resources = _resources(collab, context, instance, network_info, bdms)
     try:
         collab.driver.rebuild(
             context, instance, image, injected_files, new_pass,
@@ -189,6 +173,26 @@ def _destroy_and_spawn(collab, context, instance, image, injected_files,
         raise exception.PreserveEphemeralNotSupported()
     collab.driver.destroy(context, instance, resources['network_info'],
                           block_device_info=resources['block_device_info'])
+    _spawn_steps(collab, context, instance, image, injected_files, new_pass,
+                 resources)
+
+
+def _resources(collab, context, instance, network_info, bdms):
+    """What spawn_guest takes, for the instance's current ports and
+    block devices."""
+    return {
+        'network_info': network_info, 'bdms': bdms,
+        'block_device_info': block_devices.block_device_info_from_bdms(
+            instance, bdms),
+        'allocations': collab.reportclient.get_allocations_for_consumer(
+            context, instance.uuid),
+    }
+
+
+def _spawn_steps(collab, context, instance, image, injected_files,
+                 new_pass, resources):
+    """rebuild_block_device_mapping, then rebuild_spawning: the new
+    guest boots."""
     instance.task_state = task_states.REBUILD_BLOCK_DEVICE_MAPPING
     instance.save(expected_task_state=[task_states.REBUILDING])
     instance.task_state = task_states.REBUILD_SPAWNING

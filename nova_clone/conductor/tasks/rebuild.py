@@ -116,35 +116,25 @@ def rebuild_instance(manager, context, instance, orig_image_ref, image_ref,
             migration.dest_compute = host
             migration.dest_node = node
             migration.save()
-            manager.compute_rpcapi.rebuild_instance(
-                context, instance=instance, new_pass=new_pass,
-                injected_files=injected_files, image_ref=image_ref,
-                orig_image_ref=orig_image_ref,
-                orig_sys_metadata=orig_sys_metadata, bdms=bdms,
-                recreate=True, on_shared_storage=on_shared_storage,
-                preserve_ephemeral=preserve_ephemeral, migration=migration,
-                host=host, scheduled_node=node, limits=None,
-                request_spec=request_spec, accel_uuids=[],
-                reimage_boot_volume=reimage_boot_volume,
-                target_state=target_state)
-            return
-        if request_spec is not None and _is_rebuild_check(request_spec):
-            try:
-                _check_host(manager, context, instance, request_spec)
-            except exception.NoValidHost as exc:
-                with excutils.save_and_reraise_exception():
-                    LOG.warning('Rebuild of %s refused: %s', instance.uuid,
-                                exc.format_message())
-                    _refused(context, instance, exc, orig_image_ref,
-                             orig_sys_metadata)
+        else:
+            migration, host, node = None, instance.host, None
+            if request_spec is not None and _is_rebuild_check(request_spec):
+                try:
+                    _check_host(manager, context, instance, request_spec)
+                except exception.NoValidHost as exc:
+                    with excutils.save_and_reraise_exception():
+                        LOG.warning('Rebuild of %s refused: %s',
+                                    instance.uuid, exc.format_message())
+                        _refused(context, instance, exc, orig_image_ref,
+                                 orig_sys_metadata)
         manager.compute_rpcapi.rebuild_instance(
             context, instance=instance, new_pass=new_pass,
             injected_files=injected_files, image_ref=image_ref,
             orig_image_ref=orig_image_ref,
             orig_sys_metadata=orig_sys_metadata, bdms=bdms,
             recreate=recreate, on_shared_storage=on_shared_storage,
-            preserve_ephemeral=preserve_ephemeral, migration=None,
-            host=instance.host, scheduled_node=None, limits=None,
+            preserve_ephemeral=preserve_ephemeral, migration=migration,
+            host=host, scheduled_node=node, limits=None,
             request_spec=request_spec, accel_uuids=[],
             reimage_boot_volume=reimage_boot_volume,
             target_state=target_state)
