@@ -31,6 +31,8 @@ from nova_clone.api.controllers import inject_network_info
 from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
+from nova_clone.api.controllers import migrate_server
+from nova_clone.api.controllers import migrations
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
 from nova_clone.api.controllers import rebuild
@@ -49,6 +51,7 @@ from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
 SERVER_ACTION_FAMILIES = (
+    migrate_server.MigrateServerController,
     rebuild.RebuildController,
     create_image.CreateImageController,
     create_backup.CreateBackupController,
@@ -165,6 +168,7 @@ def _build():
         ('/os-hypervisors/{pattern}/search', {'GET': hyp.search}),
         ('/os-hypervisors/{pattern}/servers', {'GET': hyp.servers}),
 
+        ('/os-migrations', {'GET': migrations.MigrationsController().index}),
         ('/os-availability-zone', {'GET': az.index}),
         ('/os-availability-zone/detail', {'GET': az.detail}),
     ]

@@ -14,11 +14,11 @@ which Nova added it:
   1.16 - schedule_and_build_instances
   1.17 - schedule_and_build_instances gets tags
   1.19 - build_instances gets host_lists
+  1.20 - migrate_server (cold migration and resize) with host_list
   1.25 - rebuild_instance (with request_spec, reimage_boot_volume and
          target_state, as Nova has it at 1.25)
-Next in Nova's history: migrate_server (1.20 with host_list),
-live_migrate_instance, unshelve_instance, cache_images,
-confirm/revert_snapshot_based_resize, attach_volume (1.26).
+Next in Nova's history: live_migrate_instance, unshelve_instance,
+cache_images, confirm/revert_snapshot_based_resize, attach_volume (1.26).
 
 Both clients are capped at the versions the conductor serves (the
 constants below, which the server side's targets use too), so a method
@@ -108,6 +108,24 @@ class ComputeTaskAPI:
                                   version='1.0')
         self.client = rpc.get_client(target,
                                      version_cap=COMPUTE_TASK_VERSION)
+
+    def migrate_server(self, context, instance, scheduler_hint, live, rebuild,
+                       flavor, block_migration, disk_over_commit,
+                       reservations=None, clean_shutdown=True,
+                       request_spec=None, host_list=None, do_cast=False):
+        """A resize or cold migration; the API casts it, a compute casts
+        a reschedule with the alternates left (``host_list``)."""
+        kw = {'instance': instance, 'scheduler_hint': scheduler_hint,
+              'live': live, 'rebuild': rebuild, 'flavor': flavor,
+              'block_migration': block_migration,
+              'disk_over_commit': disk_over_commit,
+              'reservations': reservations,
+              'clean_shutdown': clean_shutdown,
+              'request_spec': request_spec, 'host_list': host_list}
+        cctxt = self.client.prepare(version='1.20')
+        if do_cast:
+            return cctxt.cast(context, 'migrate_server', **kw)
+        return _call(cctxt, context, 'migrate_server', **kw)
 
     def build_instances(self, context, instances, image, filter_properties,
                         admin_password, injected_files, requested_networks,

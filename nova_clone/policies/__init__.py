@@ -14,6 +14,8 @@ from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
 from nova_clone.policies import inject_network_info
 from nova_clone.policies import keypairs
+from nova_clone.policies import migrate_server
+from nova_clone.policies import migrations
 from nova_clone.policies import rebuild
 from nova_clone.policies import remote_consoles
 from nova_clone.policies import rescue
@@ -29,7 +31,8 @@ def list_rules():
         base.list_rules(), servers.list_rules(),
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
-        admin.list_rules(), rebuild.list_rules(),
+        admin.list_rules(), migrate_server.list_rules(),
+        migrations.list_rules(), rebuild.list_rules(),
         create_image.list_rules(), create_backup.list_rules(),
         rescue.list_rules(), admin_password.list_rules(),
         attach_interfaces.list_rules(), remote_consoles.list_rules(),

@@ -5,7 +5,9 @@ records a boot in the API database (request spec, build request, instance
 mapping in one transaction) and casts it to the conductor (``build``);
 nothing exists in a cell until a host is chosen.  ``get`` and ``get_all``
 read build requests and the cells (``instance_list``); ``delete`` handles
-the three cases of scenario 2 (``delete``).  ``preconditions`` holds which
+the three cases of scenario 2 (``delete``); ``resize``, ``migrate``,
+``confirm_resize`` and ``revert_resize`` scenario 3 (``resize``).
+``preconditions`` holds which
 states each action accepts; ``host`` the services and compute nodes of
 every cell (HostAPI).
 """
@@ -27,10 +29,13 @@ from nova_clone.compute.api import interfaces
 from nova_clone.compute.api import preconditions
 from nova_clone.compute.api import rebuild as rebuild_flow
 from nova_clone.compute.api import rescue as rescue_flow
+from nova_clone.compute.api import resize as resize_flow
 from nova_clone.compute.api import security_groups
 from nova_clone.compute.api import snapshot as snapshot_flow
+from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
+from nova_clone import quota
 
 LOG = logging.getLogger(__name__)
 
@@ -150,7 +155,6 @@ class API:
             raise exception.TooManyInstances(
                 overs='ports', req=min_count, used=0, allowed=max_count)
 
-        from nova_clone import quota
         if metadata:
             quota.check_metadata_items(context, metadata)
         count = quota.check_server_create(context, flavor, min_count,
@@ -228,6 +232,12 @@ class API:
 
         self._record_in_api_db(context, request_specs, build_requests,
                                mappings)
+        if CONF.quota.recheck_quota:
+            try:
+                quota.recheck_server_create(context, flavor, count)
+            except exception.TooManyInstances:
+                self._forget_in_api_db(context, build_requests)
+                raise
         bdm_objects = build_requests[0].block_device_mappings
         self.compute_task_api.schedule_and_build_instances(
             context, build_requests=build_requests,
@@ -249,6 +259,16 @@ class API:
                 spec.create()
                 br.create()
                 mapping.create()
+
+    @staticmethod
+    def _forget_in_api_db(context, build_requests):
+        """Undo _record_in_api_db for a boot refused after recording."""
+        from nova_clone import objects
+        uuids = [br.instance_uuid for br in build_requests]
+        for br in build_requests:
+            br.destroy()
+        objects.RequestSpec.destroy_bulk(context, uuids)
+        objects.InstanceMappingList.destroy_bulk(context, uuids)
 
     # -- read ----------------------------------------------------------------
     def get(self, context, instance_id, expected_attrs=None,
@@ -313,6 +333,25 @@ class API:
         """``mapping``: the instance's, when read with it by
         get_for_delete."""
         delete_flow.delete(self, context, instance, mapping=mapping)
+
+    # -- resize and cold migration -----------------------------------------
+    @preconditions.checked('resize')
+    def resize(self, context, instance, flavor_id, auto_disk_config=None):
+        resize_flow.resize(self, context, instance.uuid, flavor_id=flavor_id,
+                           auto_disk_config=auto_disk_config)
+
+    @preconditions.checked('migrate')
+    def migrate(self, context, instance, host_name=None):
+        """A cold migration (to ``host_name`` when given)."""
+        resize_flow.resize(self, context, instance.uuid, host_name=host_name)
+
+    @preconditions.checked('confirmResize')
+    def confirm_resize(self, context, instance):
+        resize_flow.confirm_resize(self, context, instance.uuid)
+
+    @preconditions.checked('revertResize')
+    def revert_resize(self, context, instance):
+        resize_flow.revert_resize(self, context, instance.uuid)
 
     @staticmethod
     @contextlib.contextmanager
