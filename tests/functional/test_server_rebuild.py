@@ -185,3 +185,21 @@ def test_rebuild_refusals(cloud, admin_api, demo_api):
             "Cannot 'rebuild' instance %s while it is in task_state "
             "rebuild" % sid)
         admin_api.wait_for_state(sid, 'ACTIVE', task_state=None)
+
+
+def test_rebuild_of_a_volume_backed_server(cloud, demo_api, new_image):
+    server = demo_api.create_server(imageRef='', block_device_mapping_v2=[{
+        'uuid': cloud.image_id, 'source_type': 'image',
+        'destination_type': 'volume', 'volume_size': 1, 'boot_index': 0,
+        'delete_on_termination': True}])
+    sid = server['id']
+    # Another image: not before 2.93, and the root volume cannot be
+    # re-imaged here at 2.93 either.
+    for version in ('2.92', '2.93'):
+        resp = _rebuild(demo_api, sid, expected=400, microversion=version,
+                        imageRef=new_image['id'])
+        assert 'volume-backed' in resp.json()['badRequest']['message']
+    # The image its root volume came from: a rebuild in place.
+    _rebuild(demo_api, sid, microversion='2.92', imageRef=cloud.image_id)
+    server = demo_api.wait_for_state(sid, 'ACTIVE', task_state=None)
+    assert server['image'] == ''

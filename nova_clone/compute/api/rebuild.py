@@ -101,8 +101,9 @@ def rebuild(compute_api, context, instance, image_href, admin_password,
     """Start the rebuild of ``instance`` with ``image_href``.
 
     ``changes``: instance fields among _SIMPLE_FIELDS.  ``key_name``
-    left out keeps the key pair.  ``reimage_boot_volume`` (2.93) allows a
-    new image on a volume-backed server.
+    left out keeps the key pair.  ``reimage_boot_volume``: the request's
+    microversion (2.93) would allow a new image on a volume-backed
+    server.
     """
     objects = _objects()
     bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
@@ -112,11 +113,15 @@ def rebuild(compute_api, context, instance, image_href, admin_password,
                       if volume_backed else instance.image_ref or '')
     image = compute_api.image_api.get(context, image_href)
     image_changed = image_href != orig_image_ref
-    if volume_backed and image_changed and not reimage_boot_volume:
+    if volume_backed and image_changed:
+        # 2.93 allows it in Nova (Cinder re-images the root volume); the
+        # compute here cannot re-image a volume yet, so it says so.
         raise exception.ImageUnacceptable(
             image_id=image_href,
             reason='Unable to rebuild with a different image for a '
-                   'volume-backed server.')
+                   'volume-backed server.' if not reimage_boot_volume else
+                   'Re-imaging the root volume of a volume-backed server '
+                   'is not supported by this cloud.')
     build.check_flavor_and_image(instance.flavor, image,
                                  is_bfv=volume_backed)
     if metadata is not None:
