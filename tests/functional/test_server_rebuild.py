@@ -187,11 +187,16 @@ def test_rebuild_refusals(cloud, admin_api, demo_api):
         admin_api.wait_for_state(sid, 'ACTIVE', task_state=None)
 
 
-def test_rebuild_of_a_volume_backed_server(cloud, demo_api, new_image):
-    server = demo_api.create_server(imageRef='', block_device_mapping_v2=[{
-        'uuid': cloud.image_id, 'source_type': 'image',
+def boot_from_volume(api, image_id):
+    """A server whose root disk is a new volume made from ``image_id``."""
+    return api.create_server(imageRef='', block_device_mapping_v2=[{
+        'uuid': image_id, 'source_type': 'image',
         'destination_type': 'volume', 'volume_size': 1, 'boot_index': 0,
         'delete_on_termination': True}])
+
+
+def test_rebuild_of_a_volume_backed_server(cloud, demo_api, new_image):
+    server = boot_from_volume(demo_api, cloud.image_id)
     sid = server['id']
     # Another image: not before 2.93, and the root volume cannot be
     # re-imaged here at 2.93 either.

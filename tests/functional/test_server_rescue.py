@@ -4,6 +4,7 @@ guest on the fake hypervisor."""
 
 from nova_clone.compute import power_state
 from nova_clone.virt import fake
+from tests.functional.test_server_rebuild import boot_from_volume
 from tests.functional.test_server_rebuild import make_image
 
 
@@ -81,10 +82,7 @@ def test_rescue_refusals(cloud, admin_api, demo_api):
 
 
 def test_rescue_of_a_volume_backed_server(cloud, demo_api, admin_api):
-    server = demo_api.create_server(imageRef='', block_device_mapping_v2=[{
-        'uuid': cloud.image_id, 'source_type': 'image',
-        'destination_type': 'volume', 'volume_size': 1, 'boot_index': 0,
-        'delete_on_termination': True}])
+    server = boot_from_volume(demo_api, cloud.image_id)
     sid = server['id']
     resp = _action(demo_api, sid, {'rescue': None}, expected=400,
                    microversion='2.86')
