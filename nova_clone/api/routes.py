@@ -14,10 +14,12 @@ SERVER_ACTION_FAMILIES.  The compute API method it calls declares its
 precondition (``@preconditions.checked('<key>')``).
 """
 
+from nova_clone.api.controllers import admin_actions
 from nova_clone.api.controllers import admin_password
 from nova_clone.api.controllers import attach_interfaces
 from nova_clone.api.controllers import availability_zone
 from nova_clone.api.controllers import console_auth_tokens
+from nova_clone.api.controllers import console_output
 from nova_clone.api.controllers import create_backup
 from nova_clone.api.controllers import create_image
 from nova_clone.api.controllers import deferred_delete
@@ -31,8 +33,11 @@ from nova_clone.api.controllers import inject_network_info
 from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
+from nova_clone.api.controllers import lock_server
 from nova_clone.api.controllers import migrate_server
 from nova_clone.api.controllers import migrations
+from nova_clone.api.controllers import pause_server
+from nova_clone.api.controllers import power
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
 from nova_clone.api.controllers import rebuild
@@ -40,6 +45,7 @@ from nova_clone.api.controllers import remote_consoles
 from nova_clone.api.controllers import removed
 from nova_clone.api.controllers import rescue
 from nova_clone.api.controllers import security_groups
+from nova_clone.api.controllers import server_diagnostics
 from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_password
@@ -47,11 +53,18 @@ from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import server_topology
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import services
+from nova_clone.api.controllers import suspend_server
 from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
 SERVER_ACTION_FAMILIES = (
     migrate_server.MigrateServerController,
+    power.ServerPowerController,
+    pause_server.PauseServerController,
+    suspend_server.SuspendServerController,
+    lock_server.LockServerController,
+    admin_actions.AdminActionsController,
+    console_output.ConsoleOutputController,
     rebuild.RebuildController,
     create_image.CreateImageController,
     create_backup.CreateBackupController,
@@ -83,6 +96,7 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
+    diagnostics = server_diagnostics.ServerDiagnosticsController()
     ifaces = attach_interfaces.InterfaceAttachmentController()
     consoles = remote_consoles.RemoteConsolesController()
     tokens = console_auth_tokens.ConsoleAuthTokensController()
@@ -138,6 +152,7 @@ def _build():
         ('/servers/{server_id}/tags/{tag}', {
             'GET': tags.show, 'PUT': tags.update, 'DELETE': tags.delete}),
         ('/servers/{server_id}/os-instance-actions', {'GET': actions.index}),
+        ('/servers/{server_id}/diagnostics', {'GET': diagnostics.index}),
         ('/servers/{server_id}/os-instance-actions/{request_id}', {
             'GET': actions.show}),
 

@@ -17,7 +17,7 @@ class AdminPasswordController(object):
     @resource.action('changePassword')
     @validation.schema(schema.change_password)
     def change_password(self, req, server_id, body):
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.CHANGE_PASSWORD)
         try:
             servers.compute_api().set_admin_password(

@@ -34,14 +34,14 @@ def _view(req, port):
 class InterfaceAttachmentController(object):
 
     def index(self, req, server_id):
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.BASE % 'list')
         ports = network_api().list_ports(context,
                                          device_id=instance.uuid)['ports']
         return {'interfaceAttachments': [_view(req, p) for p in ports]}
 
     def show(self, req, server_id, port_id):
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.BASE % 'show')
         return {'interfaceAttachment': _view(
             req, self._attached_port(context, instance, port_id))}
@@ -61,7 +61,7 @@ class InterfaceAttachmentController(object):
     @validation.schema(schema.create_v249, '2.49')
     @validation.schema(schema.create, '2.1', '2.48')
     def create(self, req, server_id, body):
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.BASE % 'create', ['info_cache'])
         values = (body or {}).get('interfaceAttachment') or {}
         network_id = values.get('net_id')
@@ -94,7 +94,7 @@ class InterfaceAttachmentController(object):
 
     @resource.response(202)
     def delete(self, req, server_id, port_id):
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.BASE % 'delete', ['info_cache'])
         try:
             servers.compute_api().detach_interface(context, instance,

@@ -24,7 +24,7 @@ class CreateBackupController(object):
         values = body['createBackup']
         rotation = int(values['rotation'])
         metadata = values.get('metadata', {})
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.CREATE_BACKUP, ['system_metadata'])
         create_image.check_image_metadata(req, context, metadata)
         try:

@@ -41,7 +41,7 @@ class CreateImageController(object):
     @resource.action('createImage')
     @validation.schema(schema.create_image)
     def create_image(self, req, server_id, body):
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.CREATE_IMAGE, ['system_metadata'])
         target = {'project_id': instance.project_id,
                   'user_id': instance.user_id}

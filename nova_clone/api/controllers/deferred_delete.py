@@ -15,14 +15,14 @@ class DeferredDeleteController(object):
     @resource.response(202)
     @resource.action('restore')
     def restore(self, req, server_id, body):
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.BASE % 'restore')
         servers.compute_api().restore(context, instance)
 
     @resource.response(202)
     @resource.action('forceDelete')
     def force_delete(self, req, server_id, body):
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.BASE % 'force',
             ['system_metadata', 'info_cache', 'flavor'])
         try:

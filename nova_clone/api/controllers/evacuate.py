@@ -39,7 +39,7 @@ class EvacuateController(object):
     @validation.schema(schema.evacuate_v214, '2.14', '2.28')
     @validation.schema(schema.evacuate, '2.1', '2.13')
     def evacuate(self, req, server_id, body):
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.EVACUATE)
         values = body['evacuate']
         host = values.get('host')

@@ -13,7 +13,7 @@ class InjectNetworkInfoController(object):
     @resource.response(202)
     @resource.action('injectNetworkInfo')
     def inject_network_info(self, req, server_id, body):
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.INJECT_NETWORK_INFO, ['info_cache'])
         servers.compute_api().inject_network_info(context, instance)
 

@@ -59,7 +59,7 @@ class RebuildController(object):
     @validation.schema(schema.rebuild, '2.1', '2.18')
     def rebuild(self, req, server_id, body):
         values = body['rebuild']
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.REBUILD,
             ['flavor', 'metadata', 'system_metadata', 'info_cache'])
         target = {'project_id': instance.project_id,

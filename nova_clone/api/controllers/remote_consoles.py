@@ -15,7 +15,7 @@ from nova_clone.policies import remote_consoles as policies
 
 
 def _console_url(req, server_id, protocol, console_type):
-    context, instance = servers.get_server_for(
+    context, instance = servers.authorized_server(
         req, server_id, policies.REMOTE_CONSOLES)
     try:
         return servers.compute_api().get_console(

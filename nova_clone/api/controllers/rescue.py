@@ -20,7 +20,7 @@ from nova_clone.policies import rescue as policies
 
 
 def _server(req, server_id, rule):
-    return servers.get_server_for(req, server_id, rule, ['system_metadata'])
+    return servers.authorized_server(req, server_id, rule, ['system_metadata'])
 
 
 class RescueController(object):

@@ -46,7 +46,7 @@ def _group_view(group, groups):
 class ServerSecurityGroupController(object):
 
     def index(self, req, server_id):
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.BASE % 'list')
         groups = servers.compute_api().network_api \
             .get_instance_security_groups(context, instance, detailed=True)
@@ -59,7 +59,7 @@ class SecurityGroupActionController(object):
 
     @staticmethod
     def _change(req, server_id, rule, method, name):
-        context, instance = servers.get_server_for(req, server_id, rule)
+        context, instance = servers.authorized_server(req, server_id, rule)
         try:
             getattr(servers.compute_api(), method)(context, instance, name)
         except exception.SecurityGroupNotFound as exc:

@@ -15,7 +15,7 @@ from nova_clone import quota
 
 
 def _server(req, server_id, action):
-    return servers.get_server_for(req, server_id, action, ['metadata'])
+    return servers.authorized_server(req, server_id, action, ['metadata'])
 
 
 def _metadata(instance):

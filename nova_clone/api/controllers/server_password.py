@@ -20,13 +20,13 @@ def _password(instance):
 class ServerPasswordController(object):
 
     def index(self, req, server_id):
-        _context, instance = servers.get_server_for(
+        _context, instance = servers.authorized_server(
             req, server_id, policies.BASE % 'show', ['system_metadata'])
         return {'password': _password(instance)}
 
     @resource.response(204)
     def clear(self, req, server_id):
-        context, instance = servers.get_server_for(
+        context, instance = servers.authorized_server(
             req, server_id, policies.BASE % 'clear', ['system_metadata'])
         system_metadata = dict(instance.system_metadata or {})
         for n in range(_CHUNKS):

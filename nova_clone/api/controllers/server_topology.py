@@ -11,5 +11,5 @@ class ServerTopologyController(object):
 
     @resource.api_version('2.78')
     def index(self, req, server_id):
-        servers.get_server_for(req, server_id, policies.BASE % 'index')
+        servers.authorized_server(req, server_id, policies.BASE % 'index')
         return {'nodes': [], 'pagesize_kb': None}

@@ -91,9 +91,10 @@ def get_server(req, server_id, expected_attrs=None, for_delete=False):
     return (instance, mapping) if for_delete else instance
 
 
-def get_server_for(req, server_id, rule, expected_attrs=None):
-    """(context, instance) once ``rule`` allows the request on the server
-    (its project and user are the target)."""
+def authorized_server(req, server_id, rule, expected_attrs=None):
+    """(request context, instance) once ``rule`` allows the caller to act
+    on the server (its project and user are the target): what every
+    server action starts with."""
     context = auth.get_context(req)
     instance = get_server(req, server_id, expected_attrs)
     context.can(rule, target={'project_id': instance.project_id,
