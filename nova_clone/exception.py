@@ -396,6 +396,30 @@ class VirtualInterfaceCreateException(NovaException):
     msg_fmt = 'Virtual Interface creation failed'
 
 
+class SecurityGroupCannotBeApplied(Invalid):
+    msg_fmt = ('Network requires port_security_enabled and subnet associated'
+               ' in order to apply security groups.')
+
+
+class AttachInterfaceNotSupported(Invalid):
+    msg_fmt = ('Attaching interfaces is not supported for instance '
+               '%(instance_uuid)s.')
+
+
+class NetworkInterfaceTaggedAttachNotSupported(Invalid):
+    msg_fmt = 'Tagged network interface attach is not supported by this host.'
+
+
+class InterfaceAttachFailed(Invalid):
+    msg_fmt = ('Failed to attach network adapter device to '
+               '%(instance_uuid)s')
+
+
+class InterfaceDetachFailed(Invalid):
+    msg_fmt = ('Failed to detach network adapter device from '
+               '%(instance_uuid)s')
+
+
 # -- Volumes and block device mappings (Cinder) -----------------------------
 
 class VolumeNotFound(NotFound):
@@ -715,6 +739,10 @@ class HostBinaryNotFound(NotFound):
     msg_fmt = 'Could not find binary %(binary)s on host %(host)s.'
 
 
+class ComputeServiceInUse(NovaException):
+    msg_fmt = 'Compute service of %(host)s is still in use.'
+
+
 class ComputeHostNotFound(NotFound):
     msg_fmt = 'Compute host %(host)s could not be found.'
 
@@ -825,6 +853,44 @@ class InstancePowerOnFailure(Invalid):
 
 class InstanceRebootFailure(Invalid):
     msg_fmt = 'Failed to reboot instance: %(reason)s'
+
+
+class InstanceRecreateNotSupported(Invalid):
+    msg_fmt = 'Instance recreate is not supported.'
+
+
+class PreserveEphemeralNotSupported(Invalid):
+    msg_fmt = ('The current driver does not support preserving ephemeral '
+               'partitions.')
+
+
+class InstanceNotRescuable(Invalid):
+    msg_fmt = 'Instance %(instance_id)s cannot be rescued: %(reason)s'
+
+
+class InstanceAgentNotEnabled(Invalid):
+    msg_fmt = ('Instance %(instance_id)s has no guest agent to set its '
+               'password.')
+
+
+class InstancePasswordSetFailed(NovaException):
+    msg_fmt = 'Failed to set admin password on %(instance)s because %(reason)s'
+
+
+class SetAdminPasswdNotSupported(Invalid):
+    msg_fmt = 'Set admin password is not supported'
+
+
+class ConsoleTypeInvalid(Invalid):
+    msg_fmt = 'Invalid console type %(console_type)s'
+
+
+class ConsoleTypeUnavailable(Invalid):
+    msg_fmt = 'Unavailable console type %(console_type)s.'
+
+
+class InvalidToken(Invalid):
+    msg_fmt = "The token '%(token)s' is invalid or has expired"
 
 
 class InvalidVirtType(Invalid):

@@ -15,10 +15,17 @@ precondition (``@preconditions.checked('<key>')``).
 """
 
 from nova_clone.api.controllers import admin_actions
+from nova_clone.api.controllers import admin_password
 from nova_clone.api.controllers import aggregates
 from nova_clone.api.controllers import assisted_volume_snapshots
+from nova_clone.api.controllers import attach_interfaces
 from nova_clone.api.controllers import availability_zone
+from nova_clone.api.controllers import console_auth_tokens
 from nova_clone.api.controllers import console_output
+from nova_clone.api.controllers import create_backup
+from nova_clone.api.controllers import create_image
+from nova_clone.api.controllers import deferred_delete
+from nova_clone.api.controllers import evacuate
 from nova_clone.api.controllers import extensions
 from nova_clone.api.controllers import flavor_access
 from nova_clone.api.controllers import flavor_extra_specs
@@ -28,6 +35,7 @@ from nova_clone.api.controllers import floating_ips
 from nova_clone.api.controllers import hosts
 from nova_clone.api.controllers import hypervisors
 from nova_clone.api.controllers import images
+from nova_clone.api.controllers import inject_network_info
 from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import instance_usage_audit_log
 from nova_clone.api.controllers import keypairs
@@ -41,13 +49,18 @@ from nova_clone.api.controllers import pause_server
 from nova_clone.api.controllers import power
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
+from nova_clone.api.controllers import rebuild
+from nova_clone.api.controllers import remote_consoles
 from nova_clone.api.controllers import removed
+from nova_clone.api.controllers import rescue
 from nova_clone.api.controllers import security_groups
 from nova_clone.api.controllers import server_diagnostics
 from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_groups
 from nova_clone.api.controllers import server_metadata
+from nova_clone.api.controllers import server_password
 from nova_clone.api.controllers import server_tags
+from nova_clone.api.controllers import server_topology
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import services
 from nova_clone.api.controllers import simple_tenant_usage
@@ -68,6 +81,16 @@ SERVER_ACTION_FAMILIES = (
     console_output.ConsoleOutputController,
     floating_ips.FloatingIPActionController,
     multinic.MultinicController,
+    rebuild.RebuildController,
+    create_image.CreateImageController,
+    create_backup.CreateBackupController,
+    rescue.RescueController,
+    admin_password.AdminPasswordController,
+    security_groups.SecurityGroupActionController,
+    remote_consoles.ConsoleActionsController,
+    inject_network_info.InjectNetworkInfoController,
+    deferred_delete.DeferredDeleteController,
+    evacuate.EvacuateController,
 )
 
 
@@ -109,6 +132,11 @@ def _build():
     audit_log = instance_usage_audit_log.InstanceUsageAuditLogController()
     # nova-network's writes, removed in 18.0.0 and 21.0.0.
     gone = removed.RemovedController('21.0.0').gone
+    ifaces = attach_interfaces.InterfaceAttachmentController()
+    consoles = remote_consoles.RemoteConsolesController()
+    tokens = console_auth_tokens.ConsoleAuthTokensController()
+    password = server_password.ServerPasswordController()
+    topology = server_topology.ServerTopologyController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -161,6 +189,18 @@ def _build():
         ('/servers/{server_id}/diagnostics', {'GET': diagnostics.index}),
         ('/servers/{server_id}/os-instance-actions/{request_id}', {
             'GET': actions.show}),
+
+        ('/servers/{server_id}/os-interface', {
+            'GET': ifaces.index, 'POST': ifaces.create}),
+        ('/servers/{server_id}/os-interface/{port_id}', {
+            'GET': ifaces.show, 'DELETE': ifaces.delete}),
+
+        ('/servers/{server_id}/remote-consoles', {
+            'POST': consoles.create}),
+        ('/os-console-auth-tokens/{console_token}', {'GET': tokens.show}),
+        ('/servers/{server_id}/os-server-password', {
+            'GET': password.index, 'DELETE': password.clear}),
+        ('/servers/{server_id}/topology', {'GET': topology.index}),
 
         ('/os-server-external-events', {'POST': events.create}),
 

@@ -10,6 +10,7 @@ History kept as Nova's (only the versions this client sends):
         external_instance_event, prep_resize, resize_instance,
         finish_resize, confirm_resize, revert_resize,
         finish_revert_resize ...)
+  6.2 - rebuild_instance with reimage_boot_volume (6.1) and target_state
   6.5 - the compute-alt topic
 """
 
@@ -220,6 +221,96 @@ class ComputeAPI:
         cctxt = self._prepare(ctxt, _compute_host(None, instance))
         cctxt.cast(ctxt, 'remove_fixed_ip_from_instance', address=address,
                    instance=instance)
+    # -- server actions ------------------------------------------------------
+
+    def rebuild_instance(self, ctxt, instance, new_pass, injected_files,
+                         image_ref, orig_image_ref, orig_sys_metadata, bdms,
+                         recreate, on_shared_storage, host, migration=None,
+                         preserve_ephemeral=False, scheduled_node=None,
+                         limits=None, request_spec=None, accel_uuids=None,
+                         reimage_boot_volume=False, target_state=None):
+        cctxt = self._prepare(ctxt, _compute_host(host, instance),
+                              version='6.2')
+        cctxt.cast(ctxt, 'rebuild_instance', instance=instance,
+                   new_pass=new_pass, injected_files=injected_files,
+                   image_ref=image_ref, orig_image_ref=orig_image_ref,
+                   orig_sys_metadata=orig_sys_metadata, bdms=bdms,
+                   recreate=recreate, on_shared_storage=on_shared_storage,
+                   migration=migration, preserve_ephemeral=preserve_ephemeral,
+                   scheduled_node=scheduled_node, limits=limits,
+                   request_spec=request_spec, accel_uuids=accel_uuids or [],
+                   reimage_boot_volume=reimage_boot_volume,
+                   target_state=target_state)
+
+    def snapshot_instance(self, ctxt, instance, image_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'snapshot_instance', instance=instance,
+                   image_id=image_id)
+
+    def backup_instance(self, ctxt, instance, image_id, backup_type,
+                        rotation):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'backup_instance', instance=instance,
+                   image_id=image_id, backup_type=backup_type,
+                   rotation=rotation)
+
+    def rescue_instance(self, ctxt, instance, rescue_password,
+                        rescue_image_ref=None, clean_shutdown=True):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'rescue_instance', instance=instance,
+                   rescue_password=rescue_password,
+                   rescue_image_ref=rescue_image_ref,
+                   clean_shutdown=clean_shutdown)
+
+    def unrescue_instance(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'unrescue_instance', instance=instance)
+
+    def set_admin_password(self, ctxt, instance, new_pass):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, 'set_admin_password', instance=instance,
+                          new_pass=new_pass)
+
+    def attach_interface(self, ctxt, instance, network_id, port_id,
+                         requested_ip, tag=None):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, 'attach_interface', instance=instance,
+                          network_id=network_id, port_id=port_id,
+                          requested_ip=requested_ip, tag=tag)
+
+    def detach_interface(self, ctxt, instance, port_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'detach_interface', instance=instance,
+                   port_id=port_id)
+
+    def soft_delete_instance(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'soft_delete_instance', instance=instance)
+
+    def restore_instance(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'restore_instance', instance=instance)
+
+    def inject_network_info(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'inject_network_info', instance=instance)
+
+    def _get_console(self, ctxt, method, instance, console_type):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, method, instance=instance,
+                          console_type=console_type)
+
+    def get_vnc_console(self, ctxt, instance, console_type):
+        return self._get_console(ctxt, 'get_vnc_console', instance,
+                                 console_type)
+
+    def get_spice_console(self, ctxt, instance, console_type):
+        return self._get_console(ctxt, 'get_spice_console', instance,
+                                 console_type)
+
+    def get_serial_console(self, ctxt, instance, console_type):
+        return self._get_console(ctxt, 'get_serial_console', instance,
+                                 console_type)
 
     # -- host ------------------------------------------------------------
 

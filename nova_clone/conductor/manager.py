@@ -4,7 +4,8 @@
 not touch the database (nova-compute).  ``ComputeTaskManager`` is the
 ``compute_task`` endpoint; each of its methods hands the work to the flow
 module in ``nova_clone.conductor.tasks`` that owns it (``build``: boot
-and reschedule; ``migrate``: resize and cold migration).
+and reschedule; ``migrate``: resize and cold migration;
+``rebuild``: rebuild on the instance's host, and evacuate).
 """
 
 import functools
@@ -19,6 +20,7 @@ from nova_clone.conductor import rpcapi
 from nova_clone.conductor.tasks import build
 from nova_clone.conductor.tasks import image_cache
 from nova_clone.conductor.tasks import migrate
+from nova_clone.conductor.tasks import rebuild
 from nova_clone import exception
 from nova_clone import manager
 from nova_clone import objects
@@ -189,3 +191,17 @@ class ComputeTaskManager:
             block_migration, disk_over_commit, reservations=reservations,
             clean_shutdown=clean_shutdown, request_spec=request_spec,
             host_list=host_list)
+
+    def rebuild_instance(self, context, instance, orig_image_ref, image_ref,
+                         injected_files, new_pass, orig_sys_metadata,
+                         bdms, recreate, on_shared_storage,
+                         preserve_ephemeral=False, host=None,
+                         request_spec=None, reimage_boot_volume=False,
+                         target_state=None):
+        return rebuild.rebuild_instance(
+            self, context, instance, orig_image_ref, image_ref,
+            injected_files, new_pass, orig_sys_metadata, bdms, recreate,
+            on_shared_storage, preserve_ephemeral=preserve_ephemeral,
+            host=host, request_spec=request_spec,
+            reimage_boot_volume=reimage_boot_volume,
+            target_state=target_state)

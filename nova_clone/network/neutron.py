@@ -421,6 +421,19 @@ class API:
                  sorted(keep & {p['id'] for p in ports}))
         _save_cache(instance, model.NetworkInfo(), save=save_cache)
 
+    def deallocate_port_for_instance(self, context, instance, port_id):
+        """Give back one port of the server (an interface detach): unbind
+        a port the user gave, delete one Nova made.  Returns the network
+        model without it (the info cache is saved)."""
+        admin = self._client(context, admin=True)
+        cached = {vif['id']: vif for vif in _cached_info(instance)}
+        if (cached.get(port_id) or {}).get('preserve_on_delete'):
+            self._unbind_port(admin, port_id)
+        else:
+            self._delete_port(admin, port_id)
+        LOG.info('Released port %s of instance %s', port_id, instance.uuid)
+        return self._build_network_info(context, instance)
+
     # -- the network model --------------------------------------------------
 
     def add_fixed_ip_to_instance(self, context, instance, network_id):
@@ -617,6 +630,54 @@ class API:
                 if entry not in names:
                     names.append(entry)
         return result
+
+    def _instance_ports_and_group(self, context, instance, name):
+        client = self._client(context)
+        sg_id = self._security_group_ids(context, client,
+                                         context.project_id, [name])[0]
+        ports = client('GET', '/v2.0/ports', params={
+            'device_id': instance.uuid})['ports']
+        if not ports:
+            raise exception.SecurityGroupNotFound(
+                message='instance_id %s could not be found as device id on '
+                        'any ports' % instance.uuid)
+        return client, sg_id, ports
+
+    def add_to_instance(self, context, instance, security_group_name):
+        """Add the project's group ``security_group_name`` to every port
+        of the server."""
+        client, sg_id, ports = self._instance_ports_and_group(
+            context, instance, security_group_name)
+        for port in ports:
+            if not port.get('port_security_enabled', True):
+                raise exception.SecurityGroupCannotBeApplied()
+            groups = list(port.get('security_groups') or [])
+            if sg_id in groups:
+                continue
+            self._update_port(client, port['id'],
+                              {'security_groups': groups + [sg_id]})
+        LOG.info('Security group %s added to instance %s',
+                 security_group_name, instance.uuid)
+
+    def remove_from_instance(self, context, instance, security_group_name):
+        """Take the group off every port of the server that has it."""
+        client, sg_id, ports = self._instance_ports_and_group(
+            context, instance, security_group_name)
+        found = False
+        for port in ports:
+            groups = list(port.get('security_groups') or [])
+            if sg_id not in groups:
+                continue
+            groups.remove(sg_id)
+            self._update_port(client, port['id'],
+                              {'security_groups': groups})
+            found = True
+        if not found:
+            raise exception.SecurityGroupNotFound(
+                message='Security group %s not associated with the '
+                        'instance %s' % (security_group_name, instance.uuid))
+        LOG.info('Security group %s removed from instance %s',
+                 security_group_name, instance.uuid)
 
     def get_instance_security_groups(self, context, instance,
                                      detailed=False):

@@ -22,6 +22,7 @@ def register_all():
     # Cell-database objects.
     from nova_clone.objects import block_device  # noqa: F401
     from nova_clone.objects import compute_node  # noqa: F401
+    from nova_clone.objects import console_auth_token  # noqa: F401
     from nova_clone.objects import instance  # noqa: F401
     from nova_clone.objects import instance_action  # noqa: F401
     from nova_clone.objects import instance_fault  # noqa: F401

@@ -4,13 +4,20 @@ import itertools
 
 from nova_clone.policies import admin
 from nova_clone.policies import admin_actions
+from nova_clone.policies import admin_password
 from nova_clone.policies import aggregates
 from nova_clone.policies import assisted_volume_snapshots
+from nova_clone.policies import attach_interfaces
 from nova_clone.policies import base
 from nova_clone.policies import console_output
+from nova_clone.policies import create_backup
+from nova_clone.policies import create_image
+from nova_clone.policies import deferred_delete
+from nova_clone.policies import evacuate
 from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
 from nova_clone.policies import hosts
+from nova_clone.policies import inject_network_info
 from nova_clone.policies import instance_usage_audit_log
 from nova_clone.policies import keypairs
 from nova_clone.policies import lock_server
@@ -20,9 +27,15 @@ from nova_clone.policies import multinic
 from nova_clone.policies import networks
 from nova_clone.policies import pause_server
 from nova_clone.policies import power
+from nova_clone.policies import rebuild
+from nova_clone.policies import remote_consoles
+from nova_clone.policies import rescue
+from nova_clone.policies import security_groups
 from nova_clone.policies import server_diagnostics
 from nova_clone.policies import server_groups
 from nova_clone.policies import server_metadata
+from nova_clone.policies import server_password
+from nova_clone.policies import server_topology
 from nova_clone.policies import servers
 from nova_clone.policies import simple_tenant_usage
 from nova_clone.policies import suspend_server
@@ -44,4 +57,10 @@ def list_rules():
         power.list_rules(), pause_server.list_rules(),
         suspend_server.list_rules(), lock_server.list_rules(),
         admin_actions.list_rules(), console_output.list_rules(),
-        server_diagnostics.list_rules()))
+        server_diagnostics.list_rules(), rebuild.list_rules(),
+        create_image.list_rules(), create_backup.list_rules(),
+        rescue.list_rules(), admin_password.list_rules(),
+        attach_interfaces.list_rules(), remote_consoles.list_rules(),
+        security_groups.list_rules(), inject_network_info.list_rules(),
+        server_password.list_rules(), server_topology.list_rules(),
+        deferred_delete.list_rules(), evacuate.list_rules()))

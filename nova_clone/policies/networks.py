@@ -1,11 +1,11 @@
-"""Policies of the Neutron proxies: os-networks, os-tenant-networks,
-os-security-groups, os-floating-ips, os-floating-ip-pools."""
+"""Policies of the Neutron proxies os-networks, os-tenant-networks,
+os-floating-ips and os-floating-ip-pools (os-security-groups has its own
+module)."""
 
 from nova_clone.policies import base
 
 NETWORKS = 'os_compute_api:os-networks:%s'
 TENANT_NETWORKS = 'os_compute_api:os-tenant-networks:%s'
-SECURITY_GROUPS = 'os_compute_api:os-security-groups:%s'
 FLOATING_IPS = 'os_compute_api:os-floating-ips:%s'
 FLOATING_IP_POOLS = 'os_compute_api:os-floating-ip-pools:list'
 
@@ -21,30 +21,6 @@ rules = [
     base.rule(TENANT_NETWORKS % 'show', base.PROJECT_READER_OR_ADMIN,
               'Show a project network (Neutron proxy)',
               [('GET', '/os-tenant-networks/{network_id}')]),
-    base.rule(SECURITY_GROUPS % 'get', base.PROJECT_READER_OR_ADMIN,
-              'List security groups (Neutron proxy)',
-              [('GET', '/os-security-groups')]),
-    base.rule(SECURITY_GROUPS % 'show', base.PROJECT_READER_OR_ADMIN,
-              'Show a security group (Neutron proxy)',
-              [('GET', '/os-security-groups/{security_group_id}')]),
-    base.rule(SECURITY_GROUPS % 'create', base.PROJECT_MEMBER_OR_ADMIN,
-              'Create a security group (Neutron proxy)',
-              [('POST', '/os-security-groups')]),
-    base.rule(SECURITY_GROUPS % 'update', base.PROJECT_MEMBER_OR_ADMIN,
-              'Update a security group (Neutron proxy)',
-              [('PUT', '/os-security-groups/{security_group_id}')]),
-    base.rule(SECURITY_GROUPS % 'delete', base.PROJECT_MEMBER_OR_ADMIN,
-              'Delete a security group (Neutron proxy)',
-              [('DELETE', '/os-security-groups/{security_group_id}')]),
-    base.rule(SECURITY_GROUPS % 'rule:create', base.PROJECT_MEMBER_OR_ADMIN,
-              'Create a security group rule (Neutron proxy)',
-              [('POST', '/os-security-group-rules')]),
-    base.rule(SECURITY_GROUPS % 'rule:delete', base.PROJECT_MEMBER_OR_ADMIN,
-              'Delete a security group rule (Neutron proxy)',
-              [('DELETE', '/os-security-group-rules/{rule_id}')]),
-    base.rule(SECURITY_GROUPS % 'list', base.PROJECT_READER_OR_ADMIN,
-              'List the security groups of a server',
-              [('GET', '/servers/{server_id}/os-security-groups')]),
     base.rule(FLOATING_IPS % 'list', base.PROJECT_READER_OR_ADMIN,
               'List floating IPs (Neutron proxy)',
               [('GET', '/os-floating-ips')]),

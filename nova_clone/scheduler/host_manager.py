@@ -292,6 +292,11 @@ class HostManager:
             states.append(hs)
         return states
 
+    def known_host_states(self):
+        """Copies of the HostStates of every known compute node, as last
+        read from the cells (call with ``self.lock`` held)."""
+        return [copy.copy(hs) for hs in self._base.values()]
+
     def _pending_since(self, fetched_at):
         now = time.monotonic()
         pending = {}

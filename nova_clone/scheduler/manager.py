@@ -133,6 +133,8 @@ class SchedulerManager(manager.Manager):
         spec_obj = spec_obj if spec_obj is not None else request_spec
         if spec_obj is None:
             raise exception.NoValidHost(reason='No request spec given.')
+        if utils.request_is_rebuild(spec_obj):
+            return self._check_rebuild_host(ctxt, spec_obj, return_objects)
         resources = utils.ResourceRequest.from_request_spec(spec_obj)
         request_filter.process_reqspec(ctxt, spec_obj, resources)
 
@@ -173,6 +175,31 @@ class SchedulerManager(manager.Manager):
                               answer.alloc_reqs, answer.summaries,
                               answer.fetched_at, return_alternates,
                               ar_version=answer.version)
+
+    def _check_rebuild_host(self, ctxt, spec_obj, return_objects):
+        """A rebuild with a new image stays where it is: the requested
+        destination (the instance's host) must pass the filters that run
+        on a rebuild.  The instance keeps its allocation; nothing is
+        claimed."""
+        hm = self.host_manager
+        hm.refresh(ctxt)
+        with hm.lock:
+            states = self._candidate_hosts(spec_obj, hm.known_host_states())
+        filters = [f for f in self.filters if f.run_on_rebuild]
+        hosts = scheduler_filters.run_filters(filters, states, spec_obj)
+        if not hosts:
+            raise exception.NoValidHost(
+                reason='The host of the instance does not accept the '
+                       'new image.')
+        hs = hosts[0]
+        if not return_objects:
+            return [{'host': hs.host, 'nodename': hs.nodename,
+                     'limits': {}}]
+        from nova_clone import objects
+        return [[objects.Selection(
+            service_host=hs.host, nodename=hs.nodename,
+            compute_node_uuid=hs.uuid, cell_uuid=hs.cell_uuid, limits=None,
+            allocation_request=None, allocation_request_version=None)]]
 
     # -- the choice --------------------------------------------------------
     def _candidate_hosts(self, spec_obj, states):

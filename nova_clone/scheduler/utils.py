@@ -168,3 +168,7 @@ def setup_instance_group(context, request_spec):
     current = objects.InstanceGroup.get_by_uuid(context, group.uuid)
     group.members = current.members
     group.hosts = current.get_hosts()
+def request_is_rebuild(spec_obj):
+    """The request checks a rebuild's new image on the instance's host."""
+    hints = _get(spec_obj, 'scheduler_hints') or {}
+    return 'rebuild' in (hints.get('_nova_check_type') or [])

@@ -16,8 +16,11 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_clone.compute import power_state
+from nova_clone.compute import task_states
 from nova_clone.conf import CONF
 from nova_clone import exception
+from nova_clone.image import glance
+from nova_clone.virt import console
 from nova_clone.virt import driver
 from nova_clone.virt import imagecache
 
@@ -38,6 +41,15 @@ class FakeGuest:
         self.vifs = []
         self.volumes = {}
         self.created_at = timeutils.utcnow()
+        # The image the guest runs, and its ephemeral disk generation
+        # (a rebuild that does not preserve ephemeral disks renews it).
+        self.image_id = None
+        self.ephemeral_generation = 0
+        # The ports of the last network info injected into the guest.
+        self.injected_network_info = None
+        # The image booted in rescue mode (None: not rescued).
+        self.rescue_image_id = None
+        self.admin_password = None
 
 
 class FakeHypervisor:
@@ -115,6 +127,7 @@ class FakeDriver(driver.ComputeDriver):
         super().__init__(virtapi)
         self._host = None
         self.image_cache = None
+        self._image_api = None
 
     # -- host ------------------------------------------------------------
 
@@ -295,6 +308,7 @@ class FakeDriver(driver.ComputeDriver):
             guest = FakeGuest(instance.uuid, _instance_name(instance),
                               vcpus, memory_mb, disk_gb, state)
             guest.vifs = [vif['id'] for vif in (network_info or [])]
+            guest.image_id = image_id
             for bdm in driver.block_device_info_get_mapping(
                     block_device_info):
                 guest.volumes[bdm.get('mount_device')] = bdm.get(
@@ -317,6 +331,69 @@ class FakeDriver(driver.ComputeDriver):
                 destroy_disks=True, migrate_data=None, destroy_vifs=True,
                 destroy_secrets=True):
         pass
+
+    def rebuild(self, context, instance, image_meta, injected_files,
+                admin_password, allocations, bdms, network_info=None,
+                block_device_info=None, preserve_ephemeral=False):
+        guest = self._guest(instance)
+        # Like a driver with its own rebuild (Ironic's), it says when the
+        # new image starts booting.
+        instance.task_state = task_states.REBUILD_SPAWNING
+        instance.save(expected_task_state=[task_states.REBUILDING])
+        image_id = _image_id(image_meta)
+        if image_id and self.image_cache is not None and \
+                not driver.block_device_info_get_mapping(block_device_info):
+            self.image_cache.fetch(context, image_id)
+        if CONF.fake_driver.spawn_seconds:
+            time.sleep(CONF.fake_driver.spawn_seconds)
+        with self._hv.lock:
+            guest.image_id = image_id
+            if not preserve_ephemeral:
+                guest.ephemeral_generation += 1
+            guest.state = power_state.RUNNING
+        LOG.info('Fake guest %s rebuilt on %s from image %s', instance.uuid,
+                 self.host, image_id)
+
+    @property
+    def image_api(self):
+        if self._image_api is None:
+            self._image_api = glance.API()
+        return self._image_api
+
+    def snapshot(self, context, instance, image_id, update_task_state):
+        guest = self._guest(instance)
+        update_task_state(task_state=task_states.IMAGE_PENDING_UPLOAD)
+        # The "disk": enough to tell which guest and image it came from.
+        data = ('fake disk of guest %s (image %s, ephemeral %d)\n' % (
+            instance.uuid, guest.image_id, guest.ephemeral_generation)
+            ).encode()
+        update_task_state(task_state=task_states.IMAGE_UPLOADING,
+                          expected_state=task_states.IMAGE_PENDING_UPLOAD)
+        # What a hypervisor driver says of its upload (libvirt's keys).
+        metadata = {'disk_format': 'qcow2', 'container_format': 'bare',
+                    'properties': {'image_location': 'snapshot',
+                                   'image_state': 'available',
+                                   'owner_id': instance.project_id}}
+        self.image_api.update(context, image_id, metadata, data=data)
+        LOG.info('Fake guest %s snapshotted into image %s', instance.uuid,
+                 image_id)
+
+    def rescue(self, context, instance, network_info, image_meta,
+               rescue_password, block_device_info=None):
+        guest = self._guest(instance)
+        with self._hv.lock:
+            guest.rescue_image_id = _image_id(image_meta)
+            guest.admin_password = rescue_password
+            guest.state = power_state.RUNNING
+
+    def unrescue(self, context, instance, network_info):
+        guest = self._guest(instance)
+        with self._hv.lock:
+            guest.rescue_image_id = None
+            guest.state = power_state.RUNNING
+
+    def set_admin_password(self, instance, new_pass):
+        self._guest(instance).admin_password = new_pass
 
     def _set_state(self, instance, state):
         self._guest(instance).state = state
@@ -344,6 +421,27 @@ class FakeDriver(driver.ComputeDriver):
 
     def resume(self, context, instance, network_info, block_device_info=None):
         self._set_state(instance, power_state.RUNNING)
+
+    def inject_network_info(self, instance, network_info):
+        self._guest(instance).injected_network_info = [
+            vif['id'] for vif in network_info or []]
+
+    def get_vnc_console(self, context, instance):
+        self._guest(instance)
+        return console.ConsoleVNC(
+            host=CONF.vnc.server_proxyclient_address, port=5900,
+            internal_access_path=None)
+
+    def get_spice_console(self, context, instance):
+        self._guest(instance)
+        return console.ConsoleSpice(
+            host=CONF.spice.server_proxyclient_address, port=5900,
+            tls_port=5901)
+
+    def get_serial_console(self, context, instance):
+        self._guest(instance)
+        return console.ConsoleSerial(
+            host=CONF.serial_console.proxyclient_address, port=10000)
 
     def get_console_output(self, context, instance):
         self._guest(instance)

@@ -1,22 +1,26 @@
 """/os-security-groups and /os-security-group-rules (Neutron proxies, to
-2.35; 404 above) and a server's groups (/servers/{id}/os-security-groups).
+2.35; 404 above), a server's groups (/servers/{id}/os-security-groups) and
+the addSecurityGroup / removeSecurityGroup actions (202).
 
 Groups show only their ingress rules, in nova-network's shape
 (ip_protocol, from_port/to_port, ip_range or group).
 """
 
 import netaddr
+import webob.exc
 
 from nova_clone.api import auth
 from nova_clone.api import common
 from nova_clone.api.controllers import neutron_proxy
+from nova_clone.api.controllers import servers
 from nova_clone.api import resource
 from nova_clone.api.schemas import security_groups as schema
 from nova_clone.api import validation
 from nova_clone.compute.api import instance_list
-from nova_clone.policies import networks as net_policies
+from nova_clone import exception
+from nova_clone.policies import security_groups as sg_policies
 
-SG = net_policies.SECURITY_GROUPS
+SG = sg_policies.BASE
 
 
 def _not_found(ident):
@@ -228,3 +232,32 @@ class ServerSecurityGroupController(object):
         known = _all_groups(neutron)
         return {'security_groups': [_group_view(known[i], known)
                                     for i in ids if i in known]}
+
+
+class SecurityGroupActionController(object):
+
+    @staticmethod
+    def _change(req, server_id, rule, method, name):
+        context, instance = servers.authorized_server(req, server_id, rule)
+        try:
+            getattr(servers.compute_api(), method)(context, instance, name)
+        except exception.SecurityGroupNotFound as exc:
+            raise webob.exc.HTTPNotFound(explanation=exc.format_message())
+        except exception.NetworkAmbiguous as exc:
+            raise webob.exc.HTTPConflict(explanation=exc.format_message())
+        except exception.SecurityGroupCannotBeApplied as exc:
+            raise common.bad_request(exc.format_message())
+
+    @resource.response(202)
+    @resource.action('addSecurityGroup')
+    @validation.schema(schema.add_security_group)
+    def add_security_group(self, req, server_id, body):
+        self._change(req, server_id, SG % 'add', 'add_security_group',
+                     body['addSecurityGroup']['name'])
+
+    @resource.response(202)
+    @resource.action('removeSecurityGroup')
+    @validation.schema(schema.remove_security_group)
+    def remove_security_group(self, req, server_id, body):
+        self._change(req, server_id, SG % 'remove', 'remove_security_group',
+                     body['removeSecurityGroup']['name'])

@@ -1,4 +1,5 @@
-"""Bodies of /os-security-groups and /os-security-group-rules."""
+"""Bodies of /os-security-groups, /os-security-group-rules and the
+addSecurityGroup / removeSecurityGroup actions."""
 
 _TEXT = {'type': 'string', 'minLength': 1, 'maxLength': 255}
 
@@ -37,3 +38,23 @@ create_rule = {
     },
     'required': ['security_group_rule'],
 }
+
+
+def _server_action(key):
+    return {
+        'type': 'object',
+        'properties': {
+            key: {
+                'type': 'object',
+                'properties': {'name': _TEXT},
+                'required': ['name'],
+                'additionalProperties': False,
+            },
+        },
+        'required': [key],
+        'additionalProperties': False,
+    }
+
+
+add_security_group = _server_action('addSecurityGroup')
+remove_security_group = _server_action('removeSecurityGroup')

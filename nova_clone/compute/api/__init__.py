@@ -12,6 +12,7 @@ states each action accepts; ``host`` the services and compute nodes of
 every cell (HostAPI).
 """
 
+import contextlib
 import threading
 
 from oslo_log import log as logging
@@ -19,12 +20,20 @@ from oslo_utils import uuidutils
 
 from nova_clone import availability_zones
 from nova_clone.compute.api import build
+from nova_clone.compute.api import consoles
+from nova_clone.compute.api import deferred_delete
 from nova_clone.compute.api import delete as delete_flow
+from nova_clone.compute.api import evacuate as evacuate_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
+from nova_clone.compute.api import interfaces
 from nova_clone.compute.api import power
 from nova_clone.compute.api import preconditions
+from nova_clone.compute.api import rebuild as rebuild_flow
+from nova_clone.compute.api import rescue as rescue_flow
 from nova_clone.compute.api import resize as resize_flow
+from nova_clone.compute.api import security_groups
+from nova_clone.compute.api import snapshot as snapshot_flow
 from nova_clone.compute.api import volume_snapshots
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
@@ -459,6 +468,123 @@ class API:
     def remove_fixed_ip(self, context, instance, address):
         self.compute_rpcapi.remove_fixed_ip_from_instance(
             context, instance=instance, address=address)
+    @staticmethod
+    @contextlib.contextmanager
+    def cell_context(context, instance):
+        """``context`` targeted at the cell of ``instance`` (which is in
+        one: the preconditions of every action refuse a build request)."""
+        mapping = instance_list.get_scheduled_mapping(context, instance.uuid)
+        with nova_context.target_cell(context,
+                                      mapping.cell_mapping) as cctxt:
+            yield cctxt
+
+    # -- server actions ----------------------------------------------------
+    @preconditions.checked('rebuild')
+    def rebuild(self, context, instance, image_href, admin_password,
+                **kwargs):
+        """Re-image the server on its host (see rebuild.rebuild)."""
+        with self.cell_context(context, instance) as cctxt:
+            rebuild_flow.rebuild(self, cctxt, instance, image_href,
+                                 admin_password, **kwargs)
+
+    @preconditions.checked('createImage')
+    def snapshot(self, context, instance, name, extra_properties=None):
+        """createImage of an image-backed server; the image record."""
+        with self.cell_context(context, instance) as cctxt:
+            return snapshot_flow.snapshot(self, cctxt, instance, name,
+                                          extra_properties)
+
+    @preconditions.checked('createBackup')
+    def backup(self, context, instance, name, backup_type, rotation,
+               extra_properties=None):
+        """createBackup; the image record."""
+        with self.cell_context(context, instance) as cctxt:
+            return snapshot_flow.backup(self, cctxt, instance, name,
+                                        backup_type, rotation,
+                                        extra_properties)
+
+    @preconditions.checked('rescue')
+    def rescue(self, context, instance, rescue_password=None,
+               rescue_image_ref=None, allow_bfv_rescue=False):
+        with self.cell_context(context, instance) as cctxt:
+            rescue_flow.rescue(self, cctxt, instance, rescue_password,
+                               rescue_image_ref=rescue_image_ref,
+                               allow_bfv_rescue=allow_bfv_rescue)
+
+    @preconditions.checked('unrescue')
+    def unrescue(self, context, instance):
+        with self.cell_context(context, instance) as cctxt:
+            rescue_flow.unrescue(self, cctxt, instance)
+
+    @preconditions.checked('changePassword')
+    def set_admin_password(self, context, instance, password):
+        with self.cell_context(context, instance) as cctxt:
+            rescue_flow.set_admin_password(self, cctxt, instance, password)
+
+    @preconditions.checked('attach_interface')
+    def attach_interface(self, context, instance, network_id, port_id,
+                         requested_ip, tag=None):
+        """The attached port's VIF (the compute's answer)."""
+        with self.cell_context(context, instance) as cctxt:
+            return interfaces.attach_interface(
+                self, cctxt, instance, network_id, port_id, requested_ip,
+                tag=tag)
+
+    @preconditions.checked('detach_interface')
+    def detach_interface(self, context, instance, port_id):
+        with self.cell_context(context, instance) as cctxt:
+            interfaces.detach_interface(self, cctxt, instance, port_id)
+
+    def get_console(self, context, instance, protocol, console_type):
+        """{'url': ...} of a new remote console of the server."""
+        if not instance.host:
+            # Not on a host (yet): no console to reach.
+            raise exception.InstanceNotReady(instance_id=instance.uuid)
+        with self.cell_context(context, instance) as cctxt:
+            return consoles.get_console(self, cctxt, instance, protocol,
+                                        console_type)
+
+    @staticmethod
+    def validate_console_token(context, token):
+        return consoles.validate_token(context, token)
+
+    @preconditions.checked('injectNetworkInfo')
+    def inject_network_info(self, context, instance):
+        with self.cell_context(context, instance) as cctxt:
+            self.compute_rpcapi.inject_network_info(cctxt, instance)
+
+    def add_security_group(self, context, instance, name):
+        with self.cell_context(context, instance) as cctxt:
+            security_groups.add_to_instance(self, cctxt, instance, name)
+
+    def remove_security_group(self, context, instance, name):
+        with self.cell_context(context, instance) as cctxt:
+            security_groups.remove_from_instance(self, cctxt, instance,
+                                                 name)
+
+    def is_volume_backed(self, context, instance):
+        with self.cell_context(context, instance) as cctxt:
+            return rebuild_flow.is_volume_backed(cctxt, instance)
+
+    @preconditions.checked('evacuate')
+    def evacuate(self, context, instance, host, on_shared_storage,
+                 admin_password, target_state=None):
+        """Rebuild the server elsewhere; its host must be down."""
+        with self.cell_context(context, instance) as cctxt:
+            evacuate_flow.evacuate(self, cctxt, instance, host,
+                                   on_shared_storage, admin_password,
+                                   target_state=target_state)
+
+    @preconditions.checked('restore')
+    def restore(self, context, instance):
+        """Undo a soft delete."""
+        with self.cell_context(context, instance) as cctxt:
+            deferred_delete.restore(self, cctxt, instance)
+
+    @preconditions.checked('forceDelete')
+    def force_delete(self, context, instance):
+        """Delete now, soft-deleted or not."""
+        delete_flow.delete(self, context, instance, allow_soft=False)
 
     # -- events -----------------------------------------------------------
     def external_instance_event(self, context, instances, events,

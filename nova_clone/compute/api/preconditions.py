@@ -108,6 +108,7 @@ ACTIONS = {
     'addFixedIp': _rule(task=ANY, launched=False),
     'volume_snapshot': _rule(lock=False),
     'removeFixedIp': _rule(task=ANY, launched=False),
+    'injectNetworkInfo': _rule(task=ANY, launched=False),
     'lock': _rule(task=ANY, launched=False, lock=False),
     'unlock': _rule(task=ANY, launched=False, lock=False),
 }

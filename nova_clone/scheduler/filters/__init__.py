@@ -16,6 +16,9 @@ class BaseHostFilter:
     # Filters whose answer cannot change between the instances of one
     # multi-create request are evaluated once per request.
     run_filter_once_per_request = False
+    # Whether the filter runs when a rebuild with a new image checks the
+    # instance's own host: only what the image changes matters there.
+    run_on_rebuild = True
 
     def host_passes(self, host_state, spec_obj):
         raise NotImplementedError()

@@ -33,6 +33,7 @@ object_data = {
     'CellMappingList': '1.1-496ef79bb2ab41041fff8bcb57996352',
     'ComputeNode': '1.19-d822b5ff8875d2144d68790b36d9f071',
     'ComputeNodeList': '1.17-3f6430e5022cc1822609430e21860a4a',
+    'ConsoleAuthToken': '1.3-ee0749de15c71c00b88fc69f15192f76',
     'Destination': '1.4-3b440d29459e2c98987ad5b25ad1cb2c',
     'Flavor': '1.2-9f75bee60086a2de3fb890d45094325d',
     'FlavorList': '1.1-52b5928600e7ca973aa4fc1e46f3934c',
