@@ -165,6 +165,18 @@ class UnexpectedDeletingTaskStateError(UnexpectedTaskStateError):
     pass
 
 
+class InstanceNotReady(Conflict):
+    msg_fmt = 'Instance %(instance_id)s is not ready'
+
+
+class ConsoleNotAvailable(NotFound):
+    msg_fmt = 'Guest does not have a console available.'
+
+
+class TriggerCrashDumpNotSupported(Invalid):
+    msg_fmt = 'Triggering crash dump is not supported'
+
+
 class InstanceNotRunning(Invalid):
     msg_fmt = 'Instance %(instance_id)s is not running.'
 
@@ -575,6 +587,26 @@ class MoveInterrupted(NovaException):
                'instance was %(task_state)s')
 
 
+class MigrationError(NovaException):
+    msg_fmt = 'Migration error: %(reason)s'
+
+
+class MigrationPreCheckError(MigrationError):
+    msg_fmt = 'Migration pre-check error: %(reason)s'
+
+
+class InvalidHypervisorType(Invalid):
+    msg_fmt = 'The supplied hypervisor type of is invalid.'
+
+
+class InvalidCPUInfo(Invalid):
+    msg_fmt = 'Unacceptable CPU info: %(reason)s'
+
+
+class NoActiveMigrationForInstance(NotFound):
+    msg_fmt = 'Active live migration for instance %(instance_id)s not found'
+
+
 # -- Cells, mappings and build requests -------------------------------------
 
 class CellMappingNotFound(NotFound):
@@ -744,4 +776,3 @@ class InvalidSharedStorage(Invalid):
 
 class InvalidLocalStorage(Invalid):
     msg_fmt = '%(path)s is not on local storage: %(reason)s'
-

@@ -14,7 +14,9 @@ SERVER_ACTION_FAMILIES.  The compute API method it calls declares its
 precondition (``@preconditions.checked('<key>')``).
 """
 
+from nova_clone.api.controllers import admin_actions
 from nova_clone.api.controllers import availability_zone
+from nova_clone.api.controllers import console_output
 from nova_clone.api.controllers import extensions
 from nova_clone.api.controllers import flavor_access
 from nova_clone.api.controllers import flavor_extra_specs
@@ -23,20 +25,33 @@ from nova_clone.api.controllers import hypervisors
 from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
+from nova_clone.api.controllers import lock_server
 from nova_clone.api.controllers import migrate_server
 from nova_clone.api.controllers import migrations
+from nova_clone.api.controllers import pause_server
+from nova_clone.api.controllers import power
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
 from nova_clone.api.controllers import removed
+from nova_clone.api.controllers import server_diagnostics
 from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import services
+from nova_clone.api.controllers import suspend_server
 from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
-SERVER_ACTION_FAMILIES = (migrate_server.MigrateServerController,)
+SERVER_ACTION_FAMILIES = (
+    migrate_server.MigrateServerController,
+    power.ServerPowerController,
+    pause_server.PauseServerController,
+    suspend_server.SuspendServerController,
+    lock_server.LockServerController,
+    admin_actions.AdminActionsController,
+    console_output.ConsoleOutputController,
+)
 
 
 def _build():
@@ -57,6 +72,7 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
+    diagnostics = server_diagnostics.ServerDiagnosticsController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -106,6 +122,7 @@ def _build():
         ('/servers/{server_id}/tags/{tag}', {
             'GET': tags.show, 'PUT': tags.update, 'DELETE': tags.delete}),
         ('/servers/{server_id}/os-instance-actions', {'GET': actions.index}),
+        ('/servers/{server_id}/diagnostics', {'GET': diagnostics.index}),
         ('/servers/{server_id}/os-instance-actions/{request_id}', {
             'GET': actions.show}),
 

@@ -17,6 +17,7 @@ from nova_clone.compute.host import delete
 from nova_clone.compute.host import events as compute_events
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
+from nova_clone.compute.host import power
 from nova_clone.compute.host import resize
 from nova_clone.compute.host import resource_tracker
 from nova_clone.compute.host import startup
@@ -114,6 +115,71 @@ class ComputeManager(manager.Manager):
         """Cast: delete the instance's guest, resources and row."""
         delete.terminate_instance(self.collaborators, context, instance,
                                   bdms)
+
+    # Power and state actions (host/power.py): an event per call; on
+    # failure a fault and no task_state left behind.
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def stop_instance(self, context, instance, clean_shutdown=True):
+        power.stop_instance(self.collaborators, context, instance,
+                            clean_shutdown)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def start_instance(self, context, instance):
+        power.start_instance(self.collaborators, context, instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def reboot_instance(self, context, instance, block_device_info,
+                        reboot_type):
+        power.reboot_instance(self.collaborators, context, instance,
+                              block_device_info, reboot_type)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def pause_instance(self, context, instance):
+        power.pause_instance(self.collaborators, context, instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def unpause_instance(self, context, instance):
+        power.unpause_instance(self.collaborators, context, instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def suspend_instance(self, context, instance):
+        power.suspend_instance(self.collaborators, context, instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def resume_instance(self, context, instance):
+        power.resume_instance(self.collaborators, context, instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def trigger_crash_dump(self, context, instance):
+        power.trigger_crash_dump(self.collaborators, context, instance)
+
+    def get_console_output(self, context, instance, tail_length):
+        """Call: the guest's console log (its last lines)."""
+        return power.get_console_output(self.collaborators, instance,
+                                        tail_length)
+
+    def get_diagnostics(self, context, instance):
+        """Call: the driver's free-form diagnostics (before 2.48)."""
+        return power.get_diagnostics(self.collaborators, instance)
+
+    def get_instance_diagnostics(self, context, instance):
+        """Call: the diagnostics in the 2.48 structure."""
+        return power.get_instance_diagnostics(self.collaborators, instance)
 
     # Resize and cold migration (compute/host/resize.py): each step runs
     # under the instance's lock, recorded as an event of its action.

@@ -3,14 +3,21 @@
 import itertools
 
 from nova_clone.policies import admin
+from nova_clone.policies import admin_actions
 from nova_clone.policies import base
+from nova_clone.policies import console_output
 from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
 from nova_clone.policies import keypairs
+from nova_clone.policies import lock_server
 from nova_clone.policies import migrate_server
 from nova_clone.policies import migrations
+from nova_clone.policies import pause_server
+from nova_clone.policies import power
+from nova_clone.policies import server_diagnostics
 from nova_clone.policies import server_metadata
 from nova_clone.policies import servers
+from nova_clone.policies import suspend_server
 
 
 def list_rules():
@@ -19,4 +26,9 @@ def list_rules():
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
         admin.list_rules(), migrate_server.list_rules(),
-        migrations.list_rules()))
+        migrations.list_rules(),
+        # server actions and sub-resources, one module per family
+        power.list_rules(), pause_server.list_rules(),
+        suspend_server.list_rules(), lock_server.list_rules(),
+        admin_actions.list_rules(), console_output.list_rules(),
+        server_diagnostics.list_rules()))

@@ -202,6 +202,14 @@ class ComputeDriver:
     def get_diagnostics(self, instance):
         raise NotImplementedError()
 
+    def get_instance_diagnostics(self, instance):
+        """The diagnostics as a dict of the 2.48 structure (state, driver,
+        hypervisor, uptime, cpu/nic/disk/memory details...)."""
+        raise NotImplementedError()
+
+    def trigger_crash_dump(self, instance):
+        raise NotImplementedError()
+
     # -- networking ------------------------------------------------------
 
     def plug_vifs(self, instance, network_info):

@@ -333,6 +333,32 @@ class FakeDriver(driver.ComputeDriver):
                 'driver': 'fake', 'memory_mb': guest.memory_mb,
                 'num_cpus': guest.vcpus}
 
+    def get_instance_diagnostics(self, instance):
+        guest = self._guest(instance)
+        uptime = (timeutils.utcnow() - guest.created_at).total_seconds()
+        return {
+            'state': power_state.name(guest.state), 'driver': 'fake',
+            'hypervisor': 'fake', 'hypervisor_os': 'fake',
+            'uptime': int(uptime), 'config_drive': False,
+            'num_cpus': guest.vcpus, 'num_nics': len(guest.vifs),
+            'num_disks': 1 + len(guest.volumes),
+            'cpu_details': [{'id': n, 'time': 0, 'utilisation': None}
+                            for n in range(guest.vcpus)],
+            'nic_details': [{'mac_address': None, 'rx_octets': 0,
+                             'rx_errors': 0, 'rx_drop': 0, 'rx_packets': 0,
+                             'rx_rate': None, 'tx_octets': 0, 'tx_errors': 0,
+                             'tx_drop': 0, 'tx_packets': 0, 'tx_rate': None}
+                            for _vif in guest.vifs],
+            'disk_details': [{'read_bytes': 0, 'read_requests': 0,
+                              'write_bytes': 0, 'write_requests': 0,
+                              'errors_count': 0}],
+            'memory_details': {'maximum': guest.memory_mb, 'used': 0},
+        }
+
+    def trigger_crash_dump(self, instance):
+        # A fake guest has no kernel to dump; the NMI is accepted.
+        self._guest(instance)
+
     # -- networking ------------------------------------------------------
 
     def plug_vifs(self, instance, network_info):

@@ -21,6 +21,7 @@ from nova_clone.compute.api import build
 from nova_clone.compute.api import delete as delete_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
+from nova_clone.compute.api import power
 from nova_clone.compute.api import preconditions
 from nova_clone.compute.api import resize as resize_flow
 from nova_clone.conf import CONF
@@ -324,6 +325,58 @@ class API:
         """``mapping``: the instance's, when read with it by
         get_for_delete."""
         delete_flow.delete(self, context, instance, mapping=mapping)
+
+    # -- power and state actions (power.py) ---------------------------------
+    @preconditions.checked('os-stop')
+    def stop(self, context, instance, clean_shutdown=True):
+        power.stop(self, context, instance, clean_shutdown)
+
+    @preconditions.checked('os-start')
+    def start(self, context, instance):
+        power.start(self, context, instance)
+
+    def reboot(self, context, instance, reboot_type):
+        preconditions.check(context, instance, 'reboot' if reboot_type ==
+                            power.SOFT else 'reboot:HARD')
+        power.reboot(self, context, instance, reboot_type)
+
+    @preconditions.checked('pause')
+    def pause(self, context, instance):
+        power.simple_action(self, context, instance, 'pause')
+
+    @preconditions.checked('unpause')
+    def unpause(self, context, instance):
+        power.simple_action(self, context, instance, 'unpause')
+
+    @preconditions.checked('suspend')
+    def suspend(self, context, instance):
+        power.simple_action(self, context, instance, 'suspend')
+
+    @preconditions.checked('resume')
+    def resume(self, context, instance):
+        power.simple_action(self, context, instance, 'resume')
+
+    @preconditions.checked('trigger_crash_dump')
+    def trigger_crash_dump(self, context, instance):
+        power.trigger_crash_dump(self, context, instance)
+
+    @preconditions.checked('lock')
+    def lock(self, context, instance, reason=None):
+        power.lock(context, instance, reason)
+
+    @preconditions.checked('unlock')
+    def unlock(self, context, instance):
+        power.unlock(context, instance)
+
+    def reset_state(self, context, instance, state):
+        power.reset_state(context, instance, state)
+
+    def get_console_output(self, context, instance, tail_length=None):
+        return power.get_console_output(self, context, instance,
+                                        tail_length)
+
+    def get_diagnostics(self, context, instance, structured=False):
+        return power.get_diagnostics(self, context, instance, structured)
 
     # -- resize and cold migration -----------------------------------------
     @preconditions.checked('resize')
