@@ -2,8 +2,8 @@
 
 One set of steps for every flow that undoes work here: a failed build,
 a delete, the reaping of a guest whose instance was deleted, the
-destination's side of a resize revert and a failed move.  Each step names what it
-releases; a flow picks the steps it needs.
+destination's side of a resize revert and a failed move.  Each step
+names what it releases; a flow picks the steps it needs.
 """
 
 from oslo_log import log as logging
