@@ -299,6 +299,14 @@ class ImageServiceUnavailable(NovaException):
 
 # -- Networks and ports (Neutron) -------------------------------------------
 
+class NetworkNotFoundForInstance(Invalid):
+    msg_fmt = 'Network could not be found for instance %(instance_id)s.'
+
+
+class FixedIpNotFoundForSpecificInstance(NotFound):
+    msg_fmt = "Instance %(instance_uuid)s doesn't have fixed IP '%(ip)s'."
+
+
 class NetworkNotFound(NotFound):
     msg_fmt = 'Network %(network_id)s could not be found.'
 
@@ -717,6 +725,18 @@ class ComputeHostNotFoundByHostname(NotFound):
 
 class ComputeHostNotFoundById(NotFound):
     msg_fmt = 'Compute host with id %(compute_id)s could not be found.'
+
+
+class HostNotFound(NotFound):
+    msg_fmt = 'Host %(host)s could not be found.'
+
+
+class TaskAlreadyRunning(NovaException):
+    msg_fmt = 'Task %(task_name)s is already running on host %(host)s'
+
+
+class TaskNotRunning(NovaException):
+    msg_fmt = 'Task %(task_name)s is not running on host %(host)s'
 
 
 class ComputeServiceUnavailable(NovaException):

@@ -15,12 +15,14 @@ from nova_clone.compute.host import build
 from nova_clone.compute.host import collaborators
 from nova_clone.compute.host import delete
 from nova_clone.compute.host import events as compute_events
+from nova_clone.compute.host import multinic
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
 from nova_clone.compute.host import power
 from nova_clone.compute.host import resize
 from nova_clone.compute.host import resource_tracker
 from nova_clone.compute.host import startup
+from nova_clone.compute.host import usage_audit
 from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
@@ -231,6 +233,28 @@ class ComputeManager(manager.Manager):
         compute_events.external_instance_event(self.collaborators, context,
                                                instances, events)
 
+    def add_fixed_ip_to_instance(self, context, network_id, instance):
+        """Cast from the API: addFixedIp (multinic, to 2.43)."""
+        multinic.add_fixed_ip(self.collaborators, context, instance,
+                              network_id)
+
+    def remove_fixed_ip_from_instance(self, context, address, instance):
+        """Cast from the API: removeFixedIp (multinic, to 2.43)."""
+        multinic.remove_fixed_ip(self.collaborators, context, instance,
+                                 address)
+
+    def volume_snapshot_create(self, context, instance, volume_id,
+                               create_info):
+        """Cast from the API: Cinder asks for a snapshot of an attached
+        volume (os-assisted-volume-snapshots)."""
+        self.driver.volume_snapshot_create(context, instance, volume_id,
+                                           create_info)
+
+    def volume_snapshot_delete(self, context, instance, volume_id,
+                               snapshot_id, delete_info):
+        self.driver.volume_snapshot_delete(context, instance, volume_id,
+                                           snapshot_id, delete_info)
+
     def set_host_enabled(self, context, enabled):
         """Call from the API when the service is enabled or disabled."""
         return nodes.set_host_enabled(self.collaborators, context, enabled)
@@ -238,6 +262,14 @@ class ComputeManager(manager.Manager):
     def get_host_uptime(self, context):
         """Call from the API: GET /os-hypervisors/{id}/uptime."""
         return self.driver.get_host_uptime()
+
+    def host_power_action(self, context, action):
+        """Call from the API: GET /os-hosts/{host}/{startup,...}."""
+        return self.driver.host_power_action(action)
+
+    def host_maintenance_mode(self, context, host, mode):
+        """Call from the API: PUT /os-hosts/{host} maintenance_mode."""
+        return self.driver.host_maintenance_mode(host, mode)
 
     # -- service hooks -----------------------------------------------------
 
@@ -280,6 +312,10 @@ class ComputeManager(manager.Manager):
     @periodic_task.periodic_task
     def _sync_power_states(self, context):
         periodic.sync_power_states(self.collaborators, context)
+
+    @periodic_task.periodic_task
+    def _instance_usage_audit(self, context):
+        usage_audit.instance_usage_audit(self.collaborators, context)
 
     @periodic_task.periodic_task
     def _cleanup_running_deleted_instances(self, context):

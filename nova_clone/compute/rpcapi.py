@@ -195,6 +195,32 @@ class ComputeAPI:
         cctxt.cast(ctxt, 'finish_revert_resize', instance=instance,
                    migration=migration, request_spec=request_spec)
 
+    # -- Cinder-assisted volume snapshots -----------------------------------
+
+    def volume_snapshot_create(self, ctxt, instance, volume_id, create_info):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'volume_snapshot_create', instance=instance,
+                   volume_id=volume_id, create_info=create_info)
+
+    def volume_snapshot_delete(self, ctxt, instance, volume_id, snapshot_id,
+                               delete_info):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'volume_snapshot_delete', instance=instance,
+                   volume_id=volume_id, snapshot_id=snapshot_id,
+                   delete_info=delete_info)
+
+    # -- networks ----------------------------------------------------------
+
+    def add_fixed_ip_to_instance(self, ctxt, instance, network_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'add_fixed_ip_to_instance', network_id=network_id,
+                   instance=instance)
+
+    def remove_fixed_ip_from_instance(self, ctxt, instance, address):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'remove_fixed_ip_from_instance', address=address,
+                   instance=instance)
+
     # -- host ------------------------------------------------------------
 
     def set_host_enabled(self, ctxt, host, enabled):
@@ -204,6 +230,15 @@ class ComputeAPI:
     def get_host_uptime(self, ctxt, host):
         cctxt = self._prepare(ctxt, host)
         return cctxt.call(ctxt, 'get_host_uptime')
+
+    def host_power_action(self, ctxt, host, action):
+        cctxt = self._prepare(ctxt, host)
+        return cctxt.call(ctxt, 'host_power_action', action=action)
+
+    def host_maintenance_mode(self, ctxt, host, host_param, mode):
+        cctxt = self._prepare(ctxt, host)
+        return cctxt.call(ctxt, 'host_maintenance_mode', host=host_param,
+                          mode=mode)
 
     # -- events ------------------------------------------------------------
 

@@ -318,6 +318,24 @@ class ComputeDriver:
     def get_host_uptime(self):
         raise NotImplementedError()
 
+    def volume_snapshot_create(self, context, instance, volume_id,
+                               create_info):
+        """Snapshot an attached volume's disk for Cinder."""
+        raise NotImplementedError()
+
+    def volume_snapshot_delete(self, context, instance, volume_id,
+                               snapshot_id, delete_info):
+        raise NotImplementedError()
+
+    def host_power_action(self, action):
+        """Reboot, shut down or start the host ('reboot', ...)."""
+        raise NotImplementedError()
+
+    def host_maintenance_mode(self, host, mode):
+        """Enter (mode true) or leave maintenance; 'on_maintenance' or
+        'off_maintenance'."""
+        raise NotImplementedError()
+
     def manage_image_cache(self, context, all_instances):
         """Remove unused cached base images (drivers with an image cache)."""
 

@@ -151,6 +151,22 @@ class FakeDriver(driver.ComputeDriver):
     def get_host_uptime(self):
         return '%.0f seconds' % (time.monotonic() - self._hv.started_at)
 
+    def volume_snapshot_create(self, context, instance, volume_id,
+                               create_info):
+        LOG.info('Snapshot %s of volume %s taken (nothing to copy)',
+                 create_info.get('snapshot_id'), volume_id)
+
+    def volume_snapshot_delete(self, context, instance, volume_id,
+                               snapshot_id, delete_info):
+        LOG.info('Snapshot %s of volume %s dropped', snapshot_id, volume_id)
+
+    def host_power_action(self, action):
+        # A pretend host: the action "succeeds" and nothing happens.
+        return action
+
+    def host_maintenance_mode(self, host, mode):
+        return 'on_maintenance' if mode else 'off_maintenance'
+
     def get_available_resource(self, nodename):
         if nodename != self.nodename:
             raise exception.HypervisorUnavailable(host=nodename)

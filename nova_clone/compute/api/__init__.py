@@ -24,6 +24,7 @@ from nova_clone.compute.api import instance_list
 from nova_clone.compute.api import power
 from nova_clone.compute.api import preconditions
 from nova_clone.compute.api import resize as resize_flow
+from nova_clone.compute.api import volume_snapshots
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
@@ -396,6 +397,42 @@ class API:
     @preconditions.checked('revertResize')
     def revert_resize(self, context, instance):
         resize_flow.revert_resize(self, context, instance.uuid)
+
+    # -- Cinder-assisted volume snapshots ---------------------------------
+    def volume_snapshot_create(self, context, volume_id, create_info):
+        instance = volume_snapshots.attached_instance(
+            context, self.volume_api, volume_id)
+        self._volume_snapshot(context, instance,
+                              self.compute_rpcapi.volume_snapshot_create,
+                              volume_id=volume_id, create_info=create_info)
+        return {'snapshot': {'id': create_info.get('id'),
+                             'volumeId': volume_id}}
+
+    def volume_snapshot_delete(self, context, volume_id, snapshot_id,
+                               delete_info):
+        instance = volume_snapshots.attached_instance(
+            context, self.volume_api, volume_id)
+        self._volume_snapshot(context, instance,
+                              self.compute_rpcapi.volume_snapshot_delete,
+                              volume_id=volume_id, snapshot_id=snapshot_id,
+                              delete_info=delete_info)
+
+    @preconditions.checked('volume_snapshot')
+    def _volume_snapshot(self, context, instance, cast, **kwargs):
+        if not instance.host:
+            raise exception.InstanceNotReady(instance_id=instance.uuid)
+        cast(context, instance, **kwargs)
+
+    # -- multinic ---------------------------------------------------------
+    @preconditions.checked('addFixedIp')
+    def add_fixed_ip(self, context, instance, network_id):
+        self.compute_rpcapi.add_fixed_ip_to_instance(
+            context, instance=instance, network_id=network_id)
+
+    @preconditions.checked('removeFixedIp')
+    def remove_fixed_ip(self, context, instance, address):
+        self.compute_rpcapi.remove_fixed_ip_from_instance(
+            context, instance=instance, address=address)
 
     # -- events -----------------------------------------------------------
     def external_instance_event(self, context, instances, events,

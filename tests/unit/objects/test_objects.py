@@ -66,6 +66,7 @@ object_data = {
     'Service': '1.22-ca38e8c0fb3aa3d7a0cc2d601e4e1178',
     'ServiceList': '1.19-5325bce13eebcbf22edc9678285270cc',
     'Tag': '1.1-8b8d7d5b48887651a0e01241672e2963',
+    'TaskLog': '1.0-d6eb32ae19f6199594f486c24b7673a3',
     'TagList': '1.1-55231bdb671ecf7641d6a2e9109b5d8e',
 }
 
