@@ -553,6 +553,21 @@ class MigrationNotFoundForInstance(MigrationNotFound):
                '%(instance_id)s')
 
 
+class InvalidMigrationState(Invalid):
+    msg_fmt = ('Migration %(migration_id)s state of instance '
+               '%(instance_uuid)s is %(state)s. Cannot %(method)s while the '
+               'migration is in this state.')
+
+
+class UnableToMigrateToSelf(Invalid):
+    msg_fmt = ('Unable to migrate instance (%(instance_id)s) to current host '
+               '(%(host)s).')
+
+
+class LiveMigrationAborted(NovaException):
+    msg_fmt = 'Live migration of instance %(instance_uuid)s was aborted.'
+
+
 # -- Cells, mappings and build requests -------------------------------------
 
 class CellMappingNotFound(NotFound):
@@ -722,3 +737,25 @@ class InvalidSharedStorage(Invalid):
 
 class InvalidLocalStorage(Invalid):
     msg_fmt = '%(path)s is not on local storage: %(reason)s'
+
+
+# -- live migration (libvirt driver helper) ---------------------------------
+
+class MigrationError(NovaException):
+    msg_fmt = 'Migration error: %(reason)s'
+
+
+class MigrationPreCheckError(MigrationError):
+    msg_fmt = 'Migration pre-check error: %(reason)s'
+
+
+class InvalidHypervisorType(Invalid):
+    msg_fmt = 'The supplied hypervisor type of is invalid.'
+
+
+class InvalidCPUInfo(Invalid):
+    msg_fmt = 'Unacceptable CPU info: %(reason)s'
+
+
+class NoActiveMigrationForInstance(NotFound):
+    msg_fmt = 'Active live migration for instance %(instance_id)s not found'

@@ -23,18 +23,22 @@ from nova_clone.api.controllers import hypervisors
 from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
+from nova_clone.api.controllers import migrate_server_live
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
 from nova_clone.api.controllers import removed
 from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_metadata
+from nova_clone.api.controllers import server_migrations
 from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import services
 from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
-SERVER_ACTION_FAMILIES = ()
+SERVER_ACTION_FAMILIES = (
+    migrate_server_live.MigrateServerLiveController,
+)
 
 
 def _build():
@@ -55,6 +59,7 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
+    migrations = server_migrations.ServerMigrationsController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -104,6 +109,12 @@ def _build():
         ('/servers/{server_id}/tags/{tag}', {
             'GET': tags.show, 'PUT': tags.update, 'DELETE': tags.delete}),
         ('/servers/{server_id}/os-instance-actions', {'GET': actions.index}),
+        ('/servers/{server_id}/migrations', {'GET': migrations.index}),
+        ('/servers/{server_id}/migrations/{migration_id}', {
+            'GET': migrations.show, 'DELETE': migrations.delete}),
+        ('/servers/{server_id}/migrations/{migration_id}/action', {
+            'POST': resource.Actions(
+                server_migrations.ServerMigrationActionController())}),
         ('/servers/{server_id}/os-instance-actions/{request_id}', {
             'GET': actions.show}),
 

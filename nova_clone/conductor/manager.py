@@ -4,7 +4,7 @@
 not touch the database (nova-compute).  ``ComputeTaskManager`` is the
 ``compute_task`` endpoint; each of its methods hands the work to the flow
 module in ``nova_clone.conductor.tasks`` that owns it (``build``: boot
-and reschedule).
+and reschedule; ``live_migrate``: live migration).
 """
 
 import functools
@@ -17,6 +17,8 @@ from oslo_utils import versionutils
 from nova_clone.compute import rpcapi as compute_rpcapi
 from nova_clone.conductor import rpcapi
 from nova_clone.conductor.tasks import build
+from nova_clone.conductor.tasks import live_migrate
+from nova_clone import exception
 from nova_clone import manager
 from nova_clone import objects
 from nova_clone.objects import base as objects_base
@@ -169,3 +171,24 @@ class ComputeTaskManager:
             self, context, build_requests, request_specs, image,
             admin_password, injected_files, requested_networks,
             block_device_mapping, tags=tags)
+
+    def live_migrate_instance(self, context, instance, scheduler_hint,
+                              block_migration, disk_over_commit,
+                              request_spec):
+        live_migrate.live_migrate_instance(
+            self, context, instance, scheduler_hint, block_migration,
+            disk_over_commit, request_spec)
+
+    def migrate_server(self, context, instance, scheduler_hint, live, rebuild,
+                       flavor, block_migration, disk_over_commit,
+                       reservations=None, clean_shutdown=True,
+                       request_spec=None, host_list=None):
+        """Call: a live migration from an API before 2.34, which waits for
+        the checks to pass (cold migration and resize are not served
+        yet)."""
+        if not live or rebuild or flavor is not None:
+            raise exception.Invalid(
+                'migrate_server serves live migrations only')
+        live_migrate.live_migrate_instance(
+            self, context, instance, scheduler_hint, block_migration,
+            disk_over_commit, request_spec)

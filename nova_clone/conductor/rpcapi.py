@@ -11,11 +11,13 @@ conductor runs.  Its version follows Nova's history of the methods
 implemented so far, and is raised as each flow lands with the version at
 which Nova added it:
   1.2  - build_instances (the reschedule path)
+  1.13 - migrate_server with request_spec (live migrations only, so far)
+  1.15 - live_migrate_instance
   1.16 - schedule_and_build_instances
   1.17 - schedule_and_build_instances gets tags
   1.19 - build_instances gets host_lists
 Next in Nova's history: migrate_server (1.20 with host_list),
-live_migrate_instance, unshelve_instance, rebuild_instance (1.25),
+unshelve_instance, rebuild_instance (1.25),
 cache_images, confirm/revert_snapshot_based_resize, attach_volume (1.26).
 
 Both clients are capped at the versions the conductor serves (the
@@ -135,3 +137,27 @@ class ComputeTaskAPI:
                    injected_files=injected_files,
                    requested_networks=requested_networks,
                    block_device_mapping=block_device_mapping, tags=tags)
+
+    def live_migrate_instance(self, context, instance, scheduler_hint,
+                              block_migration, disk_over_commit,
+                              request_spec):
+        cctxt = self.client.prepare(version='1.15')
+        cctxt.cast(context, 'live_migrate_instance', instance=instance,
+                   scheduler_hint=scheduler_hint,
+                   block_migration=block_migration,
+                   disk_over_commit=disk_over_commit,
+                   request_spec=request_spec)
+
+    def migrate_server(self, context, instance, scheduler_hint, live,
+                       rebuild, flavor, block_migration, disk_over_commit,
+                       reservations=None, clean_shutdown=True,
+                       request_spec=None):
+        cctxt = self.client.prepare(version='1.13')
+        return _call(cctxt, context, 'migrate_server', instance=instance,
+                     scheduler_hint=scheduler_hint, live=live,
+                     rebuild=rebuild, flavor=flavor,
+                     block_migration=block_migration,
+                     disk_over_commit=disk_over_commit,
+                     reservations=reservations,
+                     clean_shutdown=clean_shutdown,
+                     request_spec=request_spec)

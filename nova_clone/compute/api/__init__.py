@@ -5,9 +5,10 @@ records a boot in the API database (request spec, build request, instance
 mapping in one transaction) and casts it to the conductor (``build``);
 nothing exists in a cell until a host is chosen.  ``get`` and ``get_all``
 read build requests and the cells (``instance_list``); ``delete`` handles
-the three cases of scenario 2 (``delete``).  ``preconditions`` holds which
-states each action accepts; ``host`` the services and compute nodes of
-every cell (HostAPI).
+the three cases of scenario 2 (``delete``); ``live_migration`` starts,
+forces, aborts and lists live migrations (scenario 4).  ``preconditions``
+holds which states each action accepts; ``host`` the services and compute
+nodes of every cell (HostAPI).
 """
 
 import threading
@@ -19,6 +20,7 @@ from nova_clone.compute.api import build
 from nova_clone.compute.api import delete as delete_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
+from nova_clone.compute.api import live_migration
 from nova_clone.compute.api import preconditions
 from nova_clone import context as nova_context
 from nova_clone import exception
@@ -304,6 +306,32 @@ class API:
         """``mapping``: the instance's, when read with it by
         get_for_delete."""
         delete_flow.delete(self, context, instance, mapping=mapping)
+
+    # -- live migration ------------------------------------------------------
+    @preconditions.checked('os-migrateLive')
+    def live_migrate(self, context, instance, block_migration,
+                     disk_over_commit, host_name, force=None, async_=False):
+        live_migration.live_migrate(self, context, instance, block_migration,
+                                    disk_over_commit, host_name, force=force,
+                                    async_=async_)
+
+    @preconditions.checked('force_complete')
+    def live_migrate_force_complete(self, context, instance, migration_id):
+        live_migration.force_complete(self, context, instance, migration_id)
+
+    @preconditions.checked('abort live migration')
+    def live_migrate_abort(self, context, instance, migration_id,
+                           support_abort_in_queue=False):
+        live_migration.abort(self, context, instance, migration_id,
+                             support_abort_in_queue=support_abort_in_queue)
+
+    def get_migrations_in_progress_by_instance(self, context, instance):
+        return live_migration.in_progress(context, instance)
+
+    def get_migration_by_id_and_instance(self, context, instance,
+                                         migration_id):
+        return live_migration.get_in_progress(context, instance,
+                                              migration_id)
 
     # -- events -----------------------------------------------------------
     def external_instance_event(self, context, instances, events,

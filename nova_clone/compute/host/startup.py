@@ -3,6 +3,7 @@
 from oslo_log import log as logging
 
 from nova_clone.compute.host import delete
+from nova_clone.compute.host import live_migration
 from nova_clone.compute.host import periodic
 from nova_clone.compute.host import teardown
 from nova_clone.compute import task_states
@@ -42,4 +43,7 @@ def _init_instance(collab, context, instance):
                     'setting it to ERROR', instance.uuid)
         teardown.set_error_state(instance, clean_task_state=True)
         return
+    if instance.task_state == task_states.MIGRATING:
+        # Still this host's: its live migration never finished.
+        live_migration.settle_at_startup(collab, context, instance)
     periodic.sync_instance_power_state(collab.driver, instance)

@@ -134,9 +134,9 @@ def test_flows_that_have_not_landed_are_not_served(conductor):
         topic=conductor_rpcapi.RPC_TOPIC,
         namespace=conductor_rpcapi.COMPUTE_TASK_NAMESPACE, version='1.0'))
     with pytest.raises(messaging.NoSuchMethod) as err:
-        client.prepare(timeout=5).call(ctxt, 'migrate_server',
+        client.prepare(timeout=5).call(ctxt, 'unshelve_instance',
                                        instance=None)
-    assert err.value.method == 'migrate_server'
+    assert err.value.method == 'unshelve_instance'
     with pytest.raises(messaging.UnsupportedVersion):
         client.prepare(version='1.26', timeout=5).call(
             ctxt, 'build_instances', instances=[])
@@ -144,7 +144,7 @@ def test_flows_that_have_not_landed_are_not_served(conductor):
     assert task_api.client.can_send_version(
         conductor_rpcapi.COMPUTE_TASK_VERSION)
     assert not task_api.client.can_send_version('1.20')
-    assert not hasattr(task_api, 'migrate_server')
+    assert not hasattr(task_api, 'unshelve_instance')
 
 
 def test_client_and_endpoint_offer_the_same_methods():
@@ -154,7 +154,8 @@ def test_client_and_endpoint_offer_the_same_methods():
 
     assert methods(conductor_manager.ComputeTaskManager) == methods(
         conductor_rpcapi.ComputeTaskAPI) == {
-        'build_instances', 'schedule_and_build_instances'}
+        'build_instances', 'schedule_and_build_instances',
+        'live_migrate_instance', 'migrate_server'}
     assert conductor_manager.ComputeTaskManager.target.version == (
         conductor_rpcapi.COMPUTE_TASK_VERSION)
     assert conductor_manager.ConductorManager.target.version == (

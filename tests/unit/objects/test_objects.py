@@ -52,6 +52,8 @@ object_data = {
     'InstanceMappingList': '1.3-ee638619aa3d8a82a59c0c83bfa64d78',
     'KeyPair': '1.4-61ebea9a4760a659c285afe4d793bb03',
     'KeyPairList': '1.3-94aad3ac5c938eef4b5e83da0212f506',
+    'LibvirtLiveMigrateData': '1.0-72b091ae18f06c593bf2fad5988df1c1',
+    'LiveMigrateData': '1.0-0b868dd6228a09c3f3e47016dddf6a1c',
     'Migration': '1.7-6ed577d80e71e9b9d88b8cf358af3781',
     'MigrationList': '1.5-36793f8d65bae421bd5564d09a4de7be',
     'NetworkMetadata': '1.0-2cb8d21b34f87b0261d3e1d1ae5cf218',
