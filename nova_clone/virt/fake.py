@@ -291,6 +291,10 @@ class FakeDriver(driver.ComputeDriver):
                 destroy_disks=True, destroy_secrets=True):
         with self._hv.lock:
             guest = self._hv.guests.pop(instance.uuid, None)
+            # A guest that goes away stops its outgoing migration.
+            job = self._hv.migrations.get(instance.uuid)
+        if job is not None:
+            job.abort.set()
         if guest is None:
             LOG.debug('Fake guest %s already gone from %s', instance.uuid,
                       self.host)

@@ -238,7 +238,12 @@ def _do_live_migration(collab, context, dest, instance, block_migration,
                                      migrate_data)
     except Exception:
         LOG.exception('Live migration failed.')
-        recover_method(context, instance, dest, migrate_data)
+        try:
+            recover_method(context, instance, dest, migrate_data)
+        except Exception:
+            # E.g. the instance was deleted meanwhile: nothing to restore.
+            LOG.exception('Could not roll back the live migration of %s',
+                          instance.uuid)
 
 
 def post_live_migration(collab, context, instance, dest, block_migration,

@@ -143,6 +143,8 @@ class LiveMigrationTask:
 
     def _scheduled_destination(self):
         spec = self.request_spec
+        # A host forced at boot binds the boot only.
+        spec.reset_forced_destinations()
         spec.ignore_hosts = [self.source]
         spec.num_instances = 1
         while True:
