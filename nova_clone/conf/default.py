@@ -92,11 +92,8 @@ def list_opts():
     return {'DEFAULT': service_opts}
 
 
-# Appended by the service-runtime helper: how the daemons are assembled.
+# How the daemons run their periodic tasks.
 service_opts.extend([
-    cfg.StrOpt('compute_manager',
-               default='nova_clone.compute.manager.ComputeManager',
-               help='Class path of the manager nova-compute serves.'),
     cfg.IntOpt('periodic_fuzzy_delay', default=60, min=0,
                help='At most this many seconds of random delay before a '
                     'service first runs its periodic tasks, so services '
@@ -104,8 +101,8 @@ service_opts.extend([
 ])
 
 
-# Appended by the compute helper: nova-compute periodic task intervals and
-# boot-from-volume waits (Nova's [DEFAULT] names and defaults).
+# nova-compute periodic task intervals and boot-from-volume waits (Nova's
+# [DEFAULT] names and defaults).
 service_opts.extend([
     cfg.IntOpt('update_resources_interval', default=0,
                help='Seconds between resource tracker updates (0 = the '
