@@ -147,7 +147,12 @@ class FakeDriver(driver.ComputeDriver):
                  CONF.fake_driver.local_gb)
 
     def cleanup_host(self, host):
-        pass
+        # The service stops as if its process died: outgoing migrations
+        # end without a word, the guests stay (see startup.py).
+        with self._hv.lock:
+            jobs = list(self._hv.migrations.values())
+        for job in jobs:
+            job.interrupt.set()
 
     def get_available_nodes(self, refresh=False):
         return [self.nodename]
@@ -469,7 +474,10 @@ class FakeDriver(driver.ComputeDriver):
         finally:
             with self._hv.lock:
                 self._hv.migrations.pop(instance.uuid, None)
-        if outcome == job.COMPLETED:
+        if outcome == job.INTERRUPTED:
+            LOG.warning('Fake live migration of %s to %s interrupted by '
+                        'the stop of %s', instance.uuid, dest, self.host)
+        elif outcome == job.COMPLETED:
             post_method(context, instance, dest, block_migration,
                         migrate_data)
         elif outcome == job.CANCELLED:
@@ -531,6 +539,7 @@ class FakeMigrationJob:
     COMPLETED = 'completed'
     CANCELLED = 'cancelled'
     FAILED = 'failed'
+    INTERRUPTED = 'interrupted'
     PROGRESS_INTERVAL = 0.1
 
     def __init__(self, guest, block_migration):
@@ -540,6 +549,7 @@ class FakeMigrationJob:
                            else 0)
         self.abort = threading.Event()
         self.force_complete = threading.Event()
+        self.interrupt = threading.Event()
 
     def _report(self, migration, done):
         if migration is None:
@@ -560,6 +570,8 @@ class FakeMigrationJob:
         done = 0.0
         outcome = self.COMPLETED
         while done < 1.0:
+            if self.interrupt.is_set():
+                return self.INTERRUPTED
             if self.abort.is_set():
                 outcome = self.CANCELLED
                 break
@@ -574,7 +586,7 @@ class FakeMigrationJob:
             done = min(1.0, elapsed / seconds) if seconds else (
                 0.5 if fail else 1.0)
             if done < 1.0:
-                self.abort.wait(self.PROGRESS_INTERVAL)
+                time.sleep(self.PROGRESS_INTERVAL)
         if outcome == self.COMPLETED:
             self._report(migration, 1.0)
         # A force-completed guest runs again once it has moved.

@@ -353,6 +353,15 @@ def test_queued_live_migration_waits_and_can_be_aborted_from_2_65(
                                servers_there=2)
 
 
+def test_source_compute_restarted_mid_migration(lm_cloud, api):
+    with _slow_migration(lm_cloud, api) as (server, source, running):
+        lm_cloud.stop_compute(source)
+        lm_cloud.start_compute(source)
+        _assert_back_on_source(api, server['id'], source, 'error')
+    # The guest is still there: the server runs.
+    assert api.get_server(server['id'])['OS-EXT-STS:power_state'] == 1
+
+
 def test_copy_failure_rolls_back(lm_cloud, api):
     server = _boot(api, lm_cloud)
     source = _host(server)
