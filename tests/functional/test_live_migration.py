@@ -372,6 +372,24 @@ def test_copy_failure_rolls_back(lm_cloud, api):
         'compute_rollback_live_migration_at_destination'] == 'Success'
 
 
+def test_failed_binding_in_neutron_rolls_back(lm_cloud, api):
+    server = _boot(api, lm_cloud)
+    source = _host(server)
+    dest = _other_host(lm_cloud, source)
+    # A binding already on the destination makes Neutron refuse the
+    # migration's own (409 PortBindingAlreadyExists).
+    for port in api.get_ports(device_id=server['id']):
+        api.request('POST', '/v2.0/ports/%s/bindings' % port['id'],
+                    base=api.cloud.urls['network'],
+                    body={'binding': {'host': dest}}, expected=201)
+    _migrate(api, server['id'], host=dest)
+    _assert_back_on_source(api, server['id'], source, 'error')
+    events = _events(api, server['id'], 'live-migration')
+    assert events['compute_pre_live_migration'] == 'Error'
+    assert events['compute_rollback_live_migration_at_destination'] == \
+        'Success'
+
+
 # -- refusals ---------------------------------------------------------------
 
 def test_refused_given_host_before_2_34_is_the_requests_400(lm_cloud, api):
