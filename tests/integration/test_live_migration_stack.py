@@ -156,13 +156,14 @@ def _migrate(st, server_id, *args, check=True):
 
 
 def _running(st, server_id):
-    """The id of the server's live migration once it shows progress."""
+    """The uuid of the server's live migration once it shows progress
+    (the CLI's migration commands find a migration by uuid from 2.59)."""
     conn = _conn(st)
 
     def progressing():
         for m in conn.compute.server_migrations(server_id):
             if m.status == 'running' and m.memory_processed_bytes:
-                return str(m.id)
+                return m.uuid
         return None
     return _wait(progressing, 'progress of the live migration')
 
@@ -209,7 +210,7 @@ def test_progress_then_force_complete_to_a_host(stack):
     assert 0 < shown['Memory Processed Bytes'] < shown['Memory Total Bytes']
     assert shown['Memory Remaining Bytes'] == (
         shown['Memory Total Bytes'] - shown['Memory Processed Bytes'])
-    assert shown['UUID'] and shown['Project ID']
+    assert shown['UUID'] == migration_id and shown['Project ID']
     # Meanwhile the destination holds an inactive binding.
     for hosts in _bindings(stack, server_id).values():
         assert hosts == {SOURCE: 'ACTIVE', DEST: 'INACTIVE'}
