@@ -559,13 +559,26 @@ class InvalidMigrationState(Invalid):
                'migration is in this state.')
 
 
+class CannotResizeToSameFlavor(Invalid):
+    msg_fmt = 'When resizing, instances must change flavor!'
+
+
+class CannotResizeDisk(Invalid):
+    msg_fmt = 'Server disk was unable to be resized because: %(reason)s'
+
+
 class UnableToMigrateToSelf(Invalid):
     msg_fmt = ('Unable to migrate instance (%(instance_id)s) to current host '
                '(%(host)s).')
 
 
-class LiveMigrationAborted(NovaException):
-    msg_fmt = 'Live migration of instance %(instance_uuid)s was aborted.'
+class CannotMigrateToSameHost(Invalid):
+    msg_fmt = 'Cannot migrate to the host where the server exists.'
+
+
+class MoveInterrupted(NovaException):
+    msg_fmt = ('The compute service of %(host)s restarted while the '
+               'instance was %(task_state)s')
 
 
 # -- Cells, mappings and build requests -------------------------------------

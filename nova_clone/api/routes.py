@@ -23,7 +23,8 @@ from nova_clone.api.controllers import hypervisors
 from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
-from nova_clone.api.controllers import migrate_server_live
+from nova_clone.api.controllers import migrate_server
+from nova_clone.api.controllers import migrations
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
 from nova_clone.api.controllers import removed
@@ -36,9 +37,7 @@ from nova_clone.api.controllers import services
 from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
-SERVER_ACTION_FAMILIES = (
-    migrate_server_live.MigrateServerLiveController,
-)
+SERVER_ACTION_FAMILIES = (migrate_server.MigrateServerController,)
 
 
 def _build():
@@ -59,7 +58,7 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
-    migrations = server_migrations.ServerMigrationsController()
+    srv_migrations = server_migrations.ServerMigrationsController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -109,9 +108,9 @@ def _build():
         ('/servers/{server_id}/tags/{tag}', {
             'GET': tags.show, 'PUT': tags.update, 'DELETE': tags.delete}),
         ('/servers/{server_id}/os-instance-actions', {'GET': actions.index}),
-        ('/servers/{server_id}/migrations', {'GET': migrations.index}),
+        ('/servers/{server_id}/migrations', {'GET': srv_migrations.index}),
         ('/servers/{server_id}/migrations/{migration_id}', {
-            'GET': migrations.show, 'DELETE': migrations.delete}),
+            'GET': srv_migrations.show, 'DELETE': srv_migrations.delete}),
         ('/servers/{server_id}/migrations/{migration_id}/action', {
             'POST': resource.Actions(
                 server_migrations.ServerMigrationActionController())}),
@@ -131,6 +130,7 @@ def _build():
         ('/os-hypervisors/{pattern}/search', {'GET': hyp.search}),
         ('/os-hypervisors/{pattern}/servers', {'GET': hyp.servers}),
 
+        ('/os-migrations', {'GET': migrations.MigrationsController().index}),
         ('/os-availability-zone', {'GET': az.index}),
         ('/os-availability-zone/detail', {'GET': az.detail}),
     ]

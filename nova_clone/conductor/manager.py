@@ -4,7 +4,8 @@
 not touch the database (nova-compute).  ``ComputeTaskManager`` is the
 ``compute_task`` endpoint; each of its methods hands the work to the flow
 module in ``nova_clone.conductor.tasks`` that owns it (``build``: boot
-and reschedule; ``live_migrate``: live migration).
+and reschedule; ``migrate``: resize and cold migration;
+``live_migrate``: live migration).
 """
 
 import functools
@@ -18,6 +19,7 @@ from nova_clone.compute import rpcapi as compute_rpcapi
 from nova_clone.conductor import rpcapi
 from nova_clone.conductor.tasks import build
 from nova_clone.conductor.tasks import live_migrate
+from nova_clone.conductor.tasks import migrate
 from nova_clone import exception
 from nova_clone import manager
 from nova_clone import objects
@@ -179,16 +181,23 @@ class ComputeTaskManager:
             self, context, instance, scheduler_hint, block_migration,
             disk_over_commit, request_spec)
 
+    @messaging.expected_exceptions(
+        exception.NoValidHost, exception.ComputeServiceUnavailable,
+        exception.InstanceInvalidState, exception.Invalid,
+        exception.MigrationError, exception.HypervisorUnavailable,
+        exception.Forbidden, exception.NotFound, exception.Conflict)
     def migrate_server(self, context, instance, scheduler_hint, live, rebuild,
                        flavor, block_migration, disk_over_commit,
                        reservations=None, clean_shutdown=True,
                        request_spec=None, host_list=None):
-        """Call: a live migration from an API before 2.34, which waits for
-        the checks to pass (cold migration and resize are not served
-        yet)."""
-        if not live or rebuild or flavor is not None:
-            raise exception.Invalid(
-                'migrate_server serves live migrations only')
-        live_migrate.live_migrate_instance(
-            self, context, instance, scheduler_hint, block_migration,
-            disk_over_commit, request_spec)
+        """Resize and cold migration (the API casts them), or a live
+        migration an API before 2.34 waits for (a call)."""
+        if live:
+            return live_migrate.live_migrate_instance(
+                self, context, instance, scheduler_hint, block_migration,
+                disk_over_commit, request_spec)
+        return migrate.migrate_server(
+            self, context, instance, scheduler_hint, live, rebuild, flavor,
+            block_migration, disk_over_commit, reservations=reservations,
+            clean_shutdown=clean_shutdown, request_spec=request_spec,
+            host_list=host_list)

@@ -11,13 +11,13 @@ conductor runs.  Its version follows Nova's history of the methods
 implemented so far, and is raised as each flow lands with the version at
 which Nova added it:
   1.2  - build_instances (the reschedule path)
-  1.13 - migrate_server with request_spec (live migrations only, so far)
   1.15 - live_migrate_instance
   1.16 - schedule_and_build_instances
   1.17 - schedule_and_build_instances gets tags
   1.19 - build_instances gets host_lists
-Next in Nova's history: migrate_server (1.20 with host_list),
-unshelve_instance, rebuild_instance (1.25),
+  1.20 - migrate_server (cold migration and resize; live migration for
+         an API before 2.34) with host_list
+Next in Nova's history: unshelve_instance, rebuild_instance (1.25),
 cache_images, confirm/revert_snapshot_based_resize, attach_volume (1.26).
 
 Both clients are capped at the versions the conductor serves (the
@@ -36,7 +36,7 @@ RPC_TOPIC = 'conductor'
 COMPUTE_TASK_NAMESPACE = 'compute_task'
 # The versions the conductor serves (its endpoints' targets).
 CONDUCTOR_VERSION = '3.0'
-COMPUTE_TASK_VERSION = '1.19'
+COMPUTE_TASK_VERSION = '1.20'
 
 
 def _local_exception(remote):
@@ -109,6 +109,24 @@ class ComputeTaskAPI:
         self.client = rpc.get_client(target,
                                      version_cap=COMPUTE_TASK_VERSION)
 
+    def migrate_server(self, context, instance, scheduler_hint, live, rebuild,
+                       flavor, block_migration, disk_over_commit,
+                       reservations=None, clean_shutdown=True,
+                       request_spec=None, host_list=None, do_cast=False):
+        """A resize or cold migration; the API casts it, a compute casts
+        a reschedule with the alternates left (``host_list``)."""
+        kw = {'instance': instance, 'scheduler_hint': scheduler_hint,
+              'live': live, 'rebuild': rebuild, 'flavor': flavor,
+              'block_migration': block_migration,
+              'disk_over_commit': disk_over_commit,
+              'reservations': reservations,
+              'clean_shutdown': clean_shutdown,
+              'request_spec': request_spec, 'host_list': host_list}
+        cctxt = self.client.prepare(version='1.20')
+        if do_cast:
+            return cctxt.cast(context, 'migrate_server', **kw)
+        return _call(cctxt, context, 'migrate_server', **kw)
+
     def build_instances(self, context, instances, image, filter_properties,
                         admin_password, injected_files, requested_networks,
                         security_groups, block_device_mapping,
@@ -147,17 +165,3 @@ class ComputeTaskAPI:
                    block_migration=block_migration,
                    disk_over_commit=disk_over_commit,
                    request_spec=request_spec)
-
-    def migrate_server(self, context, instance, scheduler_hint, live,
-                       rebuild, flavor, block_migration, disk_over_commit,
-                       reservations=None, clean_shutdown=True,
-                       request_spec=None):
-        cctxt = self.client.prepare(version='1.13')
-        return _call(cctxt, context, 'migrate_server', instance=instance,
-                     scheduler_hint=scheduler_hint, live=live,
-                     rebuild=rebuild, flavor=flavor,
-                     block_migration=block_migration,
-                     disk_over_commit=disk_over_commit,
-                     reservations=reservations,
-                     clean_shutdown=clean_shutdown,
-                     request_spec=request_spec)

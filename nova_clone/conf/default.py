@@ -70,6 +70,12 @@ service_opts = [
                help='Zone reported for non-compute services.'),
     cfg.BoolOpt('allow_resize_to_same_host', default=False,
                 help='Let a resize pick the host the server is on.'),
+    cfg.IntOpt('resize_confirm_window', default=0, min=0,
+               help='Seconds after which a resized server not confirmed '
+                    'by its user is confirmed automatically (0 = never).'),
+    cfg.IntOpt('shutdown_timeout', default=60, min=0,
+               help='Seconds a guest gets to shut down cleanly before it '
+                    'is powered off (resize, stop).'),
     cfg.StrOpt('osapi_compute_listen', default='0.0.0.0',
                help='Address nova-api listens on.'),
     cfg.PortOpt('osapi_compute_listen_port', default=8774,

@@ -7,7 +7,8 @@ from nova_clone.policies import base
 from nova_clone.policies import flavor_access
 from nova_clone.policies import flavors
 from nova_clone.policies import keypairs
-from nova_clone.policies import migrate_server_live
+from nova_clone.policies import migrate_server
+from nova_clone.policies import migrations
 from nova_clone.policies import server_metadata
 from nova_clone.policies import server_migrations
 from nova_clone.policies import servers
@@ -18,5 +19,5 @@ def list_rules():
         base.list_rules(), servers.list_rules(),
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
-        admin.list_rules(), migrate_server_live.list_rules(),
-        server_migrations.list_rules()))
+        admin.list_rules(), migrate_server.list_rules(),
+        migrations.list_rules(), server_migrations.list_rules()))

@@ -177,9 +177,14 @@ def test_live_migrate_without_host(lm_cloud, api):
         'compute_live_migration': 'Success',
         'compute_post_live_migration_at_destination': 'Success',
     }
-    # Nothing in progress any more.
+    # Nothing in progress any more; os-migrations keeps it.
     assert api.get('/servers/%s/migrations' % server['id'],
                    microversion=LIVE).json() == {'migrations': []}
+    listed, = api.get('/os-migrations', params={'instance_uuid': server['id']},
+                      microversion=LIVE).json()['migrations']
+    assert (listed['migration_type'], listed['status'],
+            listed['uuid']) == ('live-migration', 'completed',
+                                migration.uuid)
 
 
 def _wait_moved(api, server_id, source):

@@ -5,6 +5,7 @@ from oslo_log import log as logging
 from nova_clone.compute.host import delete
 from nova_clone.compute.host import live_migration
 from nova_clone.compute.host import periodic
+from nova_clone.compute.host import resize
 from nova_clone.compute.host import teardown
 from nova_clone.compute import task_states
 from nova_clone.compute import utils as compute_utils
@@ -46,4 +47,7 @@ def _init_instance(collab, context, instance):
     if instance.task_state == task_states.MIGRATING:
         # Still this host's: its live migration never finished.
         live_migration.settle_at_startup(collab, context, instance)
+    if instance.task_state in resize.INTERRUPTED:
+        resize.settle_interrupted_move(collab, context, instance)
+        return
     periodic.sync_instance_power_state(collab.driver, instance)

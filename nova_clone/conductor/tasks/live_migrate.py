@@ -12,6 +12,7 @@ instance as it was.  Then the source gets ``live_migration``.
 
 from oslo_log import log as logging
 
+from nova_clone.compute.host import resize as host_resize
 from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
@@ -59,7 +60,6 @@ class LiveMigrationTask:
         self.request_spec = request_spec
         self.source = instance.host
         self.migration = None
-        self.moved = False
 
     @property
     def report_client(self):
@@ -102,7 +102,6 @@ class LiveMigrationTask:
         """(host, node, migrate data) of the destination that accepted."""
         self.report_client.move_allocations(self.context, self.instance.uuid,
                                             self.migration.uuid)
-        self.moved = True
         if self.destination:
             return self._forced_destination()
         return self._scheduled_destination()
@@ -177,19 +176,8 @@ class LiveMigrationTask:
 
     def _roll_back(self, exc):
         """The instance as it was: allocation at the source, no task."""
-        if self.moved:
-            try:
-                self.report_client.move_allocations(
-                    self.context, self.migration.uuid, self.instance.uuid)
-            except Exception:
-                LOG.exception('Could not give instance %s its allocation '
-                              'back', self.instance.uuid)
-        self.migration.status = 'error'
-        self.migration.save()
-        self.instance.task_state = None
-        self.instance.save()
-        compute_utils.add_instance_fault_from_exc(self.context,
-                                                  self.instance, exc)
+        host_resize.rollback_to_source(self.context, self.report_client,
+                                       self.instance, self.migration, exc)
 
 
 def _compute_node(context, host, node=None):

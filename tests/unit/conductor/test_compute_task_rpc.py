@@ -17,6 +17,7 @@ from nova_clone.conductor import api as conductor_api
 from nova_clone.conductor import manager as conductor_manager
 from nova_clone.conductor import rpcapi as conductor_rpcapi
 from nova_clone import context as nova_context
+from nova_clone import exception
 from nova_clone import objects
 from nova_clone import rpc
 from tests.unit import rpc_bus
@@ -143,8 +144,23 @@ def test_flows_that_have_not_landed_are_not_served(conductor):
     task_api = conductor_api.ComputeTaskAPI()
     assert task_api.client.can_send_version(
         conductor_rpcapi.COMPUTE_TASK_VERSION)
-    assert not task_api.client.can_send_version('1.20')
+    assert not task_api.client.can_send_version('1.21')
     assert not hasattr(task_api, 'unshelve_instance')
+
+
+def test_migrate_server_is_served(conductor):
+    """migrate_server reaches the migrate task through the RPC client: a
+    rebuild, which that task does not run, comes back as the task's own
+    Invalid, not as a method the conductor lacks."""
+    ctxt = nova_context.get_admin_context()
+    task_api = conductor_api.ComputeTaskAPI()
+    assert task_api.client.can_send_version('1.20')
+    with pytest.raises(exception.Invalid) as err:
+        task_api.migrate_server(
+            ctxt, instance=None, scheduler_hint={}, live=False,
+            rebuild=True, flavor=None, block_migration=False,
+            disk_over_commit=False)
+    assert 'cold migrations and resizes only' in str(err.value)
 
 
 def test_client_and_endpoint_offer_the_same_methods():
