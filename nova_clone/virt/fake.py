@@ -440,8 +440,7 @@ class FakeDriver(driver.ComputeDriver):
                 reason='Unable to migrate %s to %s: Lack of memory '
                        '(refuse_live_migration)' % (instance.uuid,
                                                     self.host))
-        data = migrate_data_obj.LiveMigrateData(is_volume_backed=False)
-        return data
+        return migrate_data_obj.LiveMigrateData(is_volume_backed=False)
 
     def check_can_live_migrate_source(self, context, instance,
                                       dest_check_data, block_device_info=None):

@@ -31,7 +31,8 @@ pytestmark = pytest.mark.integration
 
 HOSTS = ('compute1', 'compute2', 'compute3')
 SOURCE, DEST, REFUSING = HOSTS
-LIVE_SECONDS = 20
+# Long enough for the CLI calls made while a migration runs.
+LIVE_SECONDS = 45
 # The microversion of the migration commands (fields up to 2.80).
 MV = ('--os-compute-api-version', '2.80')
 
