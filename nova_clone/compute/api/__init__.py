@@ -24,8 +24,10 @@ from nova_clone.compute.api import instance_list
 from nova_clone.compute.api import live_migration
 from nova_clone.compute.api import preconditions
 from nova_clone.compute.api import resize as resize_flow
+from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
+from nova_clone import quota
 
 LOG = logging.getLogger(__name__)
 
@@ -145,7 +147,6 @@ class API:
             raise exception.TooManyInstances(
                 overs='ports', req=min_count, used=0, allowed=max_count)
 
-        from nova_clone import quota
         if metadata:
             quota.check_metadata_items(context, metadata)
         count = quota.check_server_create(context, flavor, min_count,
@@ -223,6 +224,12 @@ class API:
 
         self._record_in_api_db(context, request_specs, build_requests,
                                mappings)
+        if CONF.quota.recheck_quota:
+            try:
+                quota.recheck_server_create(context, flavor, count)
+            except exception.TooManyInstances:
+                self._forget_in_api_db(context, build_requests)
+                raise
         bdm_objects = build_requests[0].block_device_mappings
         self.compute_task_api.schedule_and_build_instances(
             context, build_requests=build_requests,
@@ -244,6 +251,16 @@ class API:
                 spec.create()
                 br.create()
                 mapping.create()
+
+    @staticmethod
+    def _forget_in_api_db(context, build_requests):
+        """Undo _record_in_api_db for a boot refused after recording."""
+        from nova_clone import objects
+        uuids = [br.instance_uuid for br in build_requests]
+        for br in build_requests:
+            br.destroy()
+        objects.RequestSpec.destroy_bulk(context, uuids)
+        objects.InstanceMappingList.destroy_bulk(context, uuids)
 
     # -- read ----------------------------------------------------------------
     def get(self, context, instance_id, expected_attrs=None,
