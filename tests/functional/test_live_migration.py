@@ -145,10 +145,18 @@ def _assert_usage_only_on(api, server_id, host, servers_there=1):
 
 
 def _assert_bound_only_to(api, server_id, host):
-    bindings = _bindings(api, server_id)
-    assert bindings
-    for port_id, hosts in bindings.items():
-        assert hosts == {host: 'ACTIVE'}, (port_id, hosts)
+    """Every port bound to ``host`` alone (after a rollback, once the
+    destination, told by a cast, has dropped its bindings)."""
+    def only_there():
+        bindings = _bindings(api, server_id)
+        return bindings if bindings and all(
+            hosts == {host: 'ACTIVE'} for hosts in bindings.values()) \
+            else None
+    try:
+        _wait_for(only_there, 'ports bound to %s only' % host, timeout=10)
+    except AssertionError:
+        raise AssertionError('ports of %s not bound to %s only: %s' % (
+            server_id, host, _bindings(api, server_id)))
 
 
 # -- success -----------------------------------------------------------------
@@ -289,6 +297,13 @@ def test_progress_and_force_complete(lm_cloud, api):
             microversion=LIVE, expected=404)
 
 
+def _rolled_back_at_destination(api, server_id):
+    """The destination's rollback (a cast) reported success."""
+    api.wait_for_instance_action_event(
+        server_id, 'live-migration',
+        'compute_rollback_live_migration_at_destination', 'Success')
+
+
 def _assert_back_on_source(api, server_id, source, status,
                            servers_there=1):
     server = _wait_settled(api, server_id)
@@ -315,8 +330,7 @@ def test_abort_a_running_live_migration(lm_cloud, api):
         _assert_back_on_source(api, server['id'], source, 'cancelled')
     assert _events(api, server['id'], 'live_migration_cancel') == {
         'compute_live_migration_abort': 'Success'}
-    assert _events(api, server['id'], 'live-migration')[
-        'compute_rollback_live_migration_at_destination'] == 'Success'
+    _rolled_back_at_destination(api, server['id'])
     # Nothing left to abort: the server is not migrating any more.
     api.delete('/servers/%s/migrations/%s' % (server['id'], running['id']),
                microversion=LIVE, expected=409)
@@ -373,8 +387,7 @@ def test_copy_failure_rolls_back(lm_cloud, api):
     with lm_cloud.flags(group='fake_driver', fail_live_migration=[source]):
         _migrate(api, server['id'])
         _assert_back_on_source(api, server['id'], source, 'error')
-    assert _events(api, server['id'], 'live-migration')[
-        'compute_rollback_live_migration_at_destination'] == 'Success'
+    _rolled_back_at_destination(api, server['id'])
 
 
 def test_failed_binding_in_neutron_rolls_back(lm_cloud, api):
@@ -389,10 +402,9 @@ def test_failed_binding_in_neutron_rolls_back(lm_cloud, api):
                     body={'binding': {'host': dest}}, expected=201)
     _migrate(api, server['id'], host=dest)
     _assert_back_on_source(api, server['id'], source, 'error')
+    _rolled_back_at_destination(api, server['id'])
     events = _events(api, server['id'], 'live-migration')
     assert events['compute_pre_live_migration'] == 'Error'
-    assert events['compute_rollback_live_migration_at_destination'] == \
-        'Success'
 
 
 # -- refusals ---------------------------------------------------------------

@@ -137,8 +137,15 @@ def _bindings(st, server_id):
 
 
 def _assert_bound_only_to(st, server_id, host):
-    for port_id, hosts in _bindings(st, server_id).items():
-        assert hosts == {host: 'ACTIVE'}, (port_id, hosts)
+    """Every port bound to ``host`` alone (after a rollback, once the
+    destination, told by a cast, has dropped its bindings)."""
+    try:
+        _wait(lambda: all(hosts == {host: 'ACTIVE'} for hosts in
+                          _bindings(st, server_id).values()),
+              'ports bound to %s only' % host, timeout=20)
+    except AssertionError:
+        raise AssertionError('ports of %s not bound to %s only: %s' % (
+            server_id, host, _bindings(st, server_id)))
 
 
 def _action_events(st, server_id, action):
