@@ -28,3 +28,4 @@ def register_all():
     from nova_clone.objects import migration  # noqa: F401
     from nova_clone.objects import service  # noqa: F401
     from nova_clone.objects import tag  # noqa: F401
+    from nova_clone.objects import task_log  # noqa: F401
