@@ -597,6 +597,12 @@ class MigrationNotFoundForInstance(MigrationNotFound):
                '%(instance_id)s')
 
 
+class InvalidMigrationState(Invalid):
+    msg_fmt = ('Migration %(migration_id)s state of instance '
+               '%(instance_uuid)s is %(state)s. Cannot %(method)s while the '
+               'migration is in this state.')
+
+
 class CannotResizeToSameFlavor(Invalid):
     msg_fmt = 'When resizing, instances must change flavor!'
 

@@ -58,6 +58,7 @@ from nova_clone.api.controllers import server_diagnostics
 from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_groups
 from nova_clone.api.controllers import server_metadata
+from nova_clone.api.controllers import server_migrations
 from nova_clone.api.controllers import server_password
 from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import server_topology
@@ -114,6 +115,7 @@ def _build():
     az = availability_zone.AvailabilityZoneController()
     groups = server_groups.ServerGroupController()
     aggs = aggregates.AggregateController()
+    srv_migrations = server_migrations.ServerMigrationsController()
     diagnostics = server_diagnostics.ServerDiagnosticsController()
     usage = simple_tenant_usage.SimpleTenantUsageController()
     hst = hosts.HostController()
@@ -186,6 +188,12 @@ def _build():
         ('/servers/{server_id}/tags/{tag}', {
             'GET': tags.show, 'PUT': tags.update, 'DELETE': tags.delete}),
         ('/servers/{server_id}/os-instance-actions', {'GET': actions.index}),
+        ('/servers/{server_id}/migrations', {'GET': srv_migrations.index}),
+        ('/servers/{server_id}/migrations/{migration_id}', {
+            'GET': srv_migrations.show, 'DELETE': srv_migrations.delete}),
+        ('/servers/{server_id}/migrations/{migration_id}/action', {
+            'POST': resource.Actions(
+                server_migrations.ServerMigrationActionController())}),
         ('/servers/{server_id}/diagnostics', {'GET': diagnostics.index}),
         ('/servers/{server_id}/os-instance-actions/{request_id}', {
             'GET': actions.show}),

@@ -19,6 +19,7 @@ from nova_clone.compute.host import delete
 from nova_clone.compute.host import events as compute_events
 from nova_clone.compute.host import image_cache
 from nova_clone.compute.host import interfaces
+from nova_clone.compute.host import live_migration
 from nova_clone.compute.host import multinic
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
@@ -79,6 +80,8 @@ class ComputeManager(manager.Manager):
             self.host, self.driver, self.rt, instance_events, virtapi)
         self._builds = build.Builds(self.collaborators)
         self._resizes = resize.ResizeFlow(self.collaborators)
+        self._live_migrations = live_migration.LiveMigrations(
+            self.collaborators)
         self._apply_task_intervals()
 
     def _apply_task_intervals(self):
@@ -382,6 +385,65 @@ class ComputeManager(manager.Manager):
     def get_host_uptime(self, context):
         """Call from the API: GET /os-hypervisors/{id}/uptime."""
         return self.driver.get_host_uptime()
+
+    # -- live migration (destination) --------------------------------------
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def check_can_live_migrate_destination(self, context, instance,
+                                           block_migration, disk_over_commit,
+                                           migration=None, limits=None):
+        return live_migration.check_can_live_migrate_destination(
+            self.collaborators, context, instance, block_migration,
+            disk_over_commit, migration=migration, limits=limits)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def check_can_live_migrate_source(self, context, instance,
+                                      dest_check_data):
+        return live_migration.check_can_live_migrate_source(
+            self.collaborators, context, instance, dest_check_data)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def pre_live_migration(self, context, instance, disk, migrate_data):
+        return live_migration.pre_live_migration(
+            self.collaborators, context, instance, disk, migrate_data)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def post_live_migration_at_destination(self, context, instance,
+                                           block_migration):
+        live_migration.post_live_migration_at_destination(
+            self.collaborators, context, instance, block_migration)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def rollback_live_migration_at_destination(self, context, instance,
+                                               destroy_disks, migrate_data):
+        live_migration.rollback_live_migration_at_destination(
+            self.collaborators, context, instance, destroy_disks,
+            migrate_data)
+
+    # -- live migration (source) -------------------------------------------
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def live_migration(self, context, dest, instance, block_migration,
+                       migration, migrate_data):
+        """Cast: queue the migration; it runs in its own thread."""
+        self._live_migrations.start(context, dest, instance,
+                                    block_migration, migration, migrate_data)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def live_migration_force_complete(self, context, instance):
+        live_migration.force_complete(self.collaborators, context, instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def live_migration_abort(self, context, instance, migration_id):
+        self._live_migrations.abort(context, instance, migration_id)
 
     def host_power_action(self, context, action):
         """Call from the API: GET /os-hosts/{host}/{startup,...}."""

@@ -11,6 +11,7 @@ History kept as Nova's (only the versions this client sends):
         finish_resize, confirm_resize, revert_resize,
         finish_revert_resize ...)
   6.2 - rebuild_instance with reimage_boot_volume (6.1) and target_state
+        finish_revert_resize, the live migration methods ...)
   6.5 - the compute-alt topic
 """
 
@@ -195,6 +196,56 @@ class ComputeAPI:
         cctxt = self._prepare(ctxt, host, alt=True)
         cctxt.cast(ctxt, 'finish_revert_resize', instance=instance,
                    migration=migration, request_spec=request_spec)
+
+    # -- live migration ----------------------------------------------------
+
+    def check_can_live_migrate_destination(self, ctxt, instance, destination,
+                                           block_migration, disk_over_commit,
+                                           migration, limits):
+        cctxt = self._prepare(ctxt, destination)
+        return cctxt.call(ctxt, 'check_can_live_migrate_destination',
+                          instance=instance, block_migration=block_migration,
+                          disk_over_commit=disk_over_commit,
+                          migration=migration, limits=limits)
+
+    def check_can_live_migrate_source(self, ctxt, instance, dest_check_data):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, 'check_can_live_migrate_source',
+                          instance=instance, dest_check_data=dest_check_data)
+
+    def pre_live_migration(self, ctxt, instance, disk, host, migrate_data):
+        cctxt = self._prepare(ctxt, host, alt=True)
+        return cctxt.call(ctxt, 'pre_live_migration', instance=instance,
+                          disk=disk, migrate_data=migrate_data)
+
+    def live_migration(self, ctxt, instance, dest, block_migration, host,
+                       migration, migrate_data=None):
+        cctxt = self._prepare(ctxt, host, alt=True)
+        cctxt.cast(ctxt, 'live_migration', instance=instance, dest=dest,
+                   block_migration=block_migration, migration=migration,
+                   migrate_data=migrate_data)
+
+    def post_live_migration_at_destination(self, ctxt, instance,
+                                           block_migration, host):
+        cctxt = self._prepare(ctxt, host, alt=True)
+        return cctxt.call(ctxt, 'post_live_migration_at_destination',
+                          instance=instance, block_migration=block_migration)
+
+    def rollback_live_migration_at_destination(self, ctxt, instance, host,
+                                               destroy_disks, migrate_data):
+        cctxt = self._prepare(ctxt, host, alt=True)
+        cctxt.cast(ctxt, 'rollback_live_migration_at_destination',
+                   instance=instance, destroy_disks=destroy_disks,
+                   migrate_data=migrate_data)
+
+    def live_migration_force_complete(self, ctxt, instance, migration):
+        cctxt = self._prepare(ctxt, migration.source_compute)
+        cctxt.cast(ctxt, 'live_migration_force_complete', instance=instance)
+
+    def live_migration_abort(self, ctxt, instance, migration_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'live_migration_abort', instance=instance,
+                   migration_id=migration_id)
 
     # -- Cinder-assisted volume snapshots -----------------------------------
 

@@ -5,7 +5,8 @@ not touch the database (nova-compute).  ``ComputeTaskManager`` is the
 ``compute_task`` endpoint; each of its methods hands the work to the flow
 module in ``nova_clone.conductor.tasks`` that owns it (``build``: boot
 and reschedule; ``migrate``: resize and cold migration;
-``rebuild``: rebuild on the instance's host, and evacuate).
+``live_migrate``: live migration; ``rebuild``: rebuild on the instance's
+host, and evacuate; ``image_cache``: aggregate image pre-caching).
 """
 
 import functools
@@ -19,6 +20,7 @@ from nova_clone.compute import rpcapi as compute_rpcapi
 from nova_clone.conductor import rpcapi
 from nova_clone.conductor.tasks import build
 from nova_clone.conductor.tasks import image_cache
+from nova_clone.conductor.tasks import live_migrate
 from nova_clone.conductor.tasks import migrate
 from nova_clone.conductor.tasks import rebuild
 from nova_clone import exception
@@ -178,14 +180,28 @@ class ComputeTaskManager:
             admin_password, injected_files, requested_networks,
             block_device_mapping, tags=tags)
 
+    def live_migrate_instance(self, context, instance, scheduler_hint,
+                              block_migration, disk_over_commit,
+                              request_spec):
+        live_migrate.live_migrate_instance(
+            self, context, instance, scheduler_hint, block_migration,
+            disk_over_commit, request_spec)
+
     @messaging.expected_exceptions(
         exception.NoValidHost, exception.ComputeServiceUnavailable,
         exception.InstanceInvalidState, exception.Invalid,
+        exception.MigrationError, exception.HypervisorUnavailable,
         exception.Forbidden, exception.NotFound, exception.Conflict)
     def migrate_server(self, context, instance, scheduler_hint, live, rebuild,
                        flavor, block_migration, disk_over_commit,
                        reservations=None, clean_shutdown=True,
                        request_spec=None, host_list=None):
+        """Resize and cold migration (the API casts them), or a live
+        migration an API before 2.34 waits for (a call)."""
+        if live:
+            return live_migrate.live_migrate_instance(
+                self, context, instance, scheduler_hint, block_migration,
+                disk_over_commit, request_spec)
         return migrate.migrate_server(
             self, context, instance, scheduler_hint, live, rebuild, flavor,
             block_migration, disk_over_commit, reservations=reservations,

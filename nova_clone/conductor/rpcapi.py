@@ -11,14 +11,17 @@ conductor runs.  Its version follows Nova's history of the methods
 implemented so far, and is raised as each flow lands with the version at
 which Nova added it:
   1.2  - build_instances (the reschedule path)
+  1.15 - live_migrate_instance
   1.16 - schedule_and_build_instances
   1.17 - schedule_and_build_instances gets tags
   1.19 - build_instances gets host_lists
-  1.20 - migrate_server (cold migration and resize) with host_list
+  1.20 - migrate_server (cold migration and resize; live migration for
+         an API before 2.34) with host_list
   1.21 - cache_images
   1.25 - rebuild_instance (with request_spec, reimage_boot_volume and
          target_state, as Nova has it at 1.25)
-Next in Nova's history: live_migrate_instance, unshelve_instance,
+live_migrate_instance is Nova's 1.15 (served here from 1.25 on).
+Next in Nova's history: unshelve_instance,
 confirm/revert_snapshot_based_resize, attach_volume (1.26).
 
 Both clients are capped at the versions the conductor serves (the
@@ -161,6 +164,7 @@ class ComputeTaskAPI:
         cctxt = self.client.prepare(version='1.21')
         cctxt.cast(context, 'cache_images', aggregate=aggregate,
                    image_ids=image_ids)
+
     def rebuild_instance(self, ctxt, instance, new_pass, injected_files,
                          image_ref, orig_image_ref, orig_sys_metadata, bdms,
                          recreate=False, on_shared_storage=False,
@@ -177,3 +181,12 @@ class ComputeTaskAPI:
                    request_spec=request_spec,
                    reimage_boot_volume=reimage_boot_volume,
                    target_state=target_state)
+    def live_migrate_instance(self, context, instance, scheduler_hint,
+                              block_migration, disk_over_commit,
+                              request_spec):
+        cctxt = self.client.prepare(version='1.15')
+        cctxt.cast(context, 'live_migrate_instance', instance=instance,
+                   scheduler_hint=scheduler_hint,
+                   block_migration=block_migration,
+                   disk_over_commit=disk_over_commit,
+                   request_spec=request_spec)

@@ -54,6 +54,9 @@ service_opts = [
                      'arrive in time.'),
     cfg.IntOpt('max_concurrent_builds', default=10, min=0,
                help='Builds a compute runs at once (0 = unlimited).'),
+    cfg.IntOpt('max_concurrent_live_migrations', default=1, min=0,
+               help='Outgoing live migrations a compute runs at once (0 = '
+                    'unlimited); the rest wait with status queued.'),
     cfg.StrOpt('running_deleted_instance_action', default='reap',
                choices=['noop', 'log', 'shutdown', 'reap'],
                help='What to do with guests still running for deleted '

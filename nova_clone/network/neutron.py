@@ -566,6 +566,14 @@ class API:
                 raise exception.PortBindingDeletionFailed(port_id=port_id,
                                                           host=host)
 
+    def delete_port_bindings(self, context, instance, host):
+        """Drop the bindings of every port of ``instance`` on ``host``
+        (a live migration that ended: the source's, or the destination's
+        after a rollback)."""
+        for port_id in self._instance_port_ids(context, instance):
+            with _logged('removing binding of %s on %s' % (port_id, host)):
+                self.delete_port_binding(context, port_id, host)
+
     def setup_networks_on_host(self, context, instance, host=None,
                                teardown=False):
         """Nothing to prepare: bindings carry the host with Neutron."""

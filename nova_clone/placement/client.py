@@ -318,7 +318,15 @@ class SchedulerReportClient(ProviderSyncMixin):
 
     def delete_allocation_for_instance(self, context, uuid,
                                        consumer_type='instance', force=True):
-        """DELETE a consumer's allocations; a missing consumer is fine."""
+        """Remove a consumer's allocations; a missing consumer is fine.
+
+        ``force``: one DELETE.  Otherwise GET then PUT of empty
+        allocations with the consumer generation read, as Nova releases a
+        migration's allocation after a move (a concurrent change is a
+        conflict instead of being lost).
+        """
+        if not force:
+            return self._empty_allocations(context, uuid, consumer_type)
         url = '/allocations/%s' % uuid
         resp = self.delete(url, context=context)
         if resp.status_code in (204, 404):
@@ -332,6 +340,21 @@ class SchedulerReportClient(ProviderSyncMixin):
                      'code': resp.status_code, 'text': resp.text})
         raise exception.AllocationDeleteFailed(consumer_uuid=uuid,
                                                error=resp.text)
+
+    def _empty_allocations(self, context, uuid, consumer_type):
+        current = self.get_allocs_for_consumer(context, uuid)
+        if not current.get('allocations'):
+            return True
+        payload = {'allocations': {},
+                   'project_id': current['project_id'],
+                   'user_id': current['user_id'],
+                   'consumer_generation': current.get('consumer_generation')}
+        if self.put_allocations(context, uuid, payload):
+            LOG.info('Deleted allocations for %(type)s %(uuid)s',
+                     {'type': consumer_type, 'uuid': uuid})
+            return True
+        raise exception.AllocationDeleteFailed(
+            consumer_uuid=uuid, error='the PUT of empty allocations failed')
 
     def get_allocations_for_resource_provider(self, context, rp_uuid):
         resp = self.get('/resource_providers/%s/allocations' % rp_uuid,

@@ -34,6 +34,7 @@ from nova_clone.policies import security_groups
 from nova_clone.policies import server_diagnostics
 from nova_clone.policies import server_groups
 from nova_clone.policies import server_metadata
+from nova_clone.policies import server_migrations
 from nova_clone.policies import server_password
 from nova_clone.policies import server_topology
 from nova_clone.policies import servers
@@ -63,4 +64,5 @@ def list_rules():
         attach_interfaces.list_rules(), remote_consoles.list_rules(),
         security_groups.list_rules(), inject_network_info.list_rules(),
         server_password.list_rules(), server_topology.list_rules(),
-        deferred_delete.list_rules(), evacuate.list_rules()))
+        deferred_delete.list_rules(), evacuate.list_rules(),
+        server_migrations.list_rules()))

@@ -5,7 +5,10 @@ compute services in one process never see each other's guests, and a
 compute service restarted on the same host finds the guests it left, as a
 real hypervisor would keep them.  Capacity comes from ``[fake_driver]``
 and is finite: a spawn that does not fit is refused with a retryable error.
-``[fake_driver] fail_spawn`` makes spawn fail on chosen hosts.
+``[fake_driver] fail_spawn`` makes spawn fail on chosen hosts;
+``live_migration_seconds``, ``fail_live_migration`` and
+``refuse_live_migration`` make live migrations slow (with progress),
+fail during the copy, or be refused by a destination.
 """
 
 import threading
@@ -14,12 +17,14 @@ import time
 import os_resource_classes as orc
 from oslo_log import log as logging
 from oslo_utils import timeutils
+from oslo_utils import units
 
 from nova_clone.compute import power_state
 from nova_clone.compute import task_states
 from nova_clone.conf import CONF
 from nova_clone import exception
 from nova_clone.image import glance
+from nova_clone.objects import migrate_data as migrate_data_obj
 from nova_clone.virt import console
 from nova_clone.virt import driver
 from nova_clone.virt import imagecache
@@ -59,6 +64,8 @@ class FakeHypervisor:
         self.host = host
         self.lock = threading.RLock()
         self.guests = {}
+        # Outgoing live migrations by instance uuid.
+        self.migrations = {}
         self.started_at = time.monotonic()
 
     def used(self):
@@ -153,7 +160,12 @@ class FakeDriver(driver.ComputeDriver):
                  CONF.fake_driver.local_gb)
 
     def cleanup_host(self, host):
-        pass
+        # The service stops as if its process died: outgoing migrations
+        # end without a word, the guests stay (see startup.py).
+        with self._hv.lock:
+            jobs = list(self._hv.migrations.values())
+        for job in jobs:
+            job.interrupt.set()
 
     def get_available_nodes(self, refresh=False):
         return [self.nodename]
@@ -320,6 +332,10 @@ class FakeDriver(driver.ComputeDriver):
                 destroy_disks=True, destroy_secrets=True):
         with self._hv.lock:
             guest = self._hv.guests.pop(instance.uuid, None)
+            # A guest that goes away stops its outgoing migration.
+            job = self._hv.migrations.get(instance.uuid)
+        if job is not None:
+            job.abort.set()
         if guest is None:
             LOG.debug('Fake guest %s already gone from %s', instance.uuid,
                       self.host)
@@ -565,7 +581,12 @@ class FakeDriver(driver.ComputeDriver):
                                            src_compute_info, dst_compute_info,
                                            block_migration=False,
                                            disk_over_commit=False):
-        return {}
+        if self.host in CONF.fake_driver.refuse_live_migration:
+            raise exception.MigrationPreCheckError(
+                reason='Unable to migrate %s to %s: Lack of memory '
+                       '(refuse_live_migration)' % (instance.uuid,
+                                                    self.host))
+        return migrate_data_obj.LiveMigrateData(is_volume_backed=False)
 
     def check_can_live_migrate_source(self, context, instance,
                                       dest_check_data, block_device_info=None):
@@ -582,13 +603,52 @@ class FakeDriver(driver.ComputeDriver):
     def live_migration(self, context, instance, dest, post_method,
                        recover_method, block_migration=False,
                        migrate_data=None):
-        post_method(context, instance, dest, block_migration, migrate_data)
+        """Copy the guest's memory (and disks for a block migration) in
+        [fake_driver] live_migration_seconds, reporting progress on
+        ``migrate_data.migration``; then call post_method, or
+        recover_method when the copy failed or was aborted."""
+        guest = self._guest(instance)
+        job = FakeMigrationJob(guest, block_migration)
+        with self._hv.lock:
+            self._hv.migrations[instance.uuid] = job
+        try:
+            outcome = job.run(CONF.fake_driver.live_migration_seconds,
+                              getattr(migrate_data, 'migration', None),
+                              fail=self.host in
+                              CONF.fake_driver.fail_live_migration)
+        finally:
+            with self._hv.lock:
+                self._hv.migrations.pop(instance.uuid, None)
+        if outcome == job.INTERRUPTED:
+            LOG.warning('Fake live migration of %s to %s interrupted by '
+                        'the stop of %s', instance.uuid, dest, self.host)
+        elif outcome == job.COMPLETED:
+            post_method(context, instance, dest, block_migration,
+                        migrate_data)
+        elif outcome == job.CANCELLED:
+            recover_method(context, instance, dest, migrate_data,
+                           migration_status='cancelled')
+        else:
+            LOG.error('Fake live migration of %s to %s failed '
+                      '(fail_live_migration)', instance.uuid, dest)
+            recover_method(context, instance, dest, migrate_data)
+
+    def _migration_job(self, instance):
+        with self._hv.lock:
+            job = self._hv.migrations.get(instance.uuid)
+        if job is None:
+            raise exception.NoActiveMigrationForInstance(
+                instance_id=instance.uuid)
+        return job
 
     def live_migration_abort(self, instance):
-        pass
+        self._migration_job(instance).abort.set()
 
     def live_migration_force_complete(self, instance):
-        pass
+        job = self._migration_job(instance)
+        # As a real hypervisor does: the guest pauses so the copy ends.
+        job.guest.state = power_state.PAUSED
+        job.force_complete.set()
 
     def post_live_migration_at_source(self, context, instance, network_info):
         self.destroy(context, instance, network_info)
@@ -598,10 +658,11 @@ class FakeDriver(driver.ComputeDriver):
                                            block_migration=False,
                                            block_device_info=None):
         vcpus, memory_mb, disk_gb = _instance_size(instance)
+        guest = FakeGuest(instance.uuid, _instance_name(instance), vcpus,
+                          memory_mb, disk_gb, power_state.RUNNING)
+        guest.vifs = [vif['id'] for vif in network_info or []]
         with self._hv.lock:
-            self._hv.guests[instance.uuid] = FakeGuest(
-                instance.uuid, _instance_name(instance), vcpus, memory_mb,
-                disk_gb, power_state.RUNNING)
+            self._hv.guests[instance.uuid] = guest
 
     def rollback_live_migration_at_destination(self, context, instance,
                                                network_info,
@@ -609,6 +670,73 @@ class FakeDriver(driver.ComputeDriver):
                                                destroy_disks=True,
                                                migrate_data=None):
         self.destroy(context, instance, network_info)
+
+
+class FakeMigrationJob:
+    """One outgoing live migration of a fake guest.
+
+    Progress goes onto the Migration record (memory_* and disk_* in
+    bytes, saved every PROGRESS_INTERVAL), the way a real driver reports
+    its hypervisor's job info; ``abort`` and ``force_complete`` are set
+    from other threads.
+    """
+
+    COMPLETED = 'completed'
+    CANCELLED = 'cancelled'
+    FAILED = 'failed'
+    INTERRUPTED = 'interrupted'
+    PROGRESS_INTERVAL = 0.1
+
+    def __init__(self, guest, block_migration):
+        self.guest = guest
+        self.memory_total = guest.memory_mb * units.Mi
+        self.disk_total = (guest.disk_gb * units.Gi if block_migration
+                           else 0)
+        self.abort = threading.Event()
+        self.force_complete = threading.Event()
+        self.interrupt = threading.Event()
+
+    def _report(self, migration, done):
+        if migration is None:
+            return
+        memory = int(self.memory_total * done)
+        disk = int(self.disk_total * done)
+        migration.memory_total = self.memory_total
+        migration.memory_processed = memory
+        migration.memory_remaining = self.memory_total - memory
+        migration.disk_total = self.disk_total
+        migration.disk_processed = disk
+        migration.disk_remaining = self.disk_total - disk
+        migration.save()
+
+    def run(self, seconds, migration, fail=False):
+        state = self.guest.state
+        started = time.monotonic()
+        done = 0.0
+        outcome = self.COMPLETED
+        while done < 1.0:
+            if self.interrupt.is_set():
+                return self.INTERRUPTED
+            if self.abort.is_set():
+                outcome = self.CANCELLED
+                break
+            if self.force_complete.is_set():
+                done = 1.0
+                break
+            if fail and done >= 0.5:
+                outcome = self.FAILED
+                break
+            self._report(migration, done)
+            elapsed = time.monotonic() - started
+            done = min(1.0, elapsed / seconds) if seconds else (
+                0.5 if fail else 1.0)
+            if done < 1.0:
+                time.sleep(self.PROGRESS_INTERVAL)
+        if outcome == self.COMPLETED:
+            self._report(migration, 1.0)
+        # A force-completed guest runs again once it has moved.
+        self.guest.state = state
+        return outcome
 
 
 def _image_id(image_meta):

@@ -6,10 +6,10 @@ mapping in one transaction) and casts it to the conductor (``build``);
 nothing exists in a cell until a host is chosen.  ``get`` and ``get_all``
 read build requests and the cells (``instance_list``); ``delete`` handles
 the three cases of scenario 2 (``delete``); ``resize``, ``migrate``,
-``confirm_resize`` and ``revert_resize`` scenario 3 (``resize``).
-``preconditions`` holds which
-states each action accepts; ``host`` the services and compute nodes of
-every cell (HostAPI).
+``confirm_resize`` and ``revert_resize`` scenario 3 (``resize``);
+``live_migration`` starts, forces, aborts and lists live migrations
+(scenario 4).  ``preconditions`` holds which states each action accepts;
+``host`` the services and compute nodes of every cell (HostAPI).
 """
 
 import contextlib
@@ -27,6 +27,7 @@ from nova_clone.compute.api import evacuate as evacuate_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
 from nova_clone.compute.api import interfaces
+from nova_clone.compute.api import live_migration
 from nova_clone.compute.api import power
 from nova_clone.compute.api import preconditions
 from nova_clone.compute.api import rebuild as rebuild_flow
@@ -432,6 +433,32 @@ class API:
     @preconditions.checked('revertResize')
     def revert_resize(self, context, instance):
         resize_flow.revert_resize(self, context, instance.uuid)
+
+    # -- live migration ------------------------------------------------------
+    @preconditions.checked('os-migrateLive')
+    def live_migrate(self, context, instance, block_migration,
+                     disk_over_commit, host_name, force=None, async_=False):
+        live_migration.live_migrate(self, context, instance, block_migration,
+                                    disk_over_commit, host_name, force=force,
+                                    async_=async_)
+
+    @preconditions.checked('force_complete')
+    def live_migrate_force_complete(self, context, instance, migration_id):
+        live_migration.force_complete(self, context, instance, migration_id)
+
+    @preconditions.checked('abort live migration')
+    def live_migrate_abort(self, context, instance, migration_id,
+                           support_abort_in_queue=False):
+        live_migration.abort(self, context, instance, migration_id,
+                             support_abort_in_queue=support_abort_in_queue)
+
+    def get_migrations_in_progress_by_instance(self, context, instance):
+        return live_migration.in_progress(context, instance)
+
+    def get_migration_by_id_and_instance(self, context, instance,
+                                         migration_id):
+        return live_migration.get_in_progress(context, instance,
+                                              migration_id)
 
     # -- Cinder-assisted volume snapshots ---------------------------------
     def volume_snapshot_create(self, context, volume_id, create_info):

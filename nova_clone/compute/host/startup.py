@@ -3,6 +3,7 @@
 from oslo_log import log as logging
 
 from nova_clone.compute.host import delete
+from nova_clone.compute.host import live_migration
 from nova_clone.compute.host import periodic
 from nova_clone.compute.host import resize
 from nova_clone.compute.host import teardown
@@ -83,6 +84,9 @@ def _init_instance(collab, context, instance):
                     'setting it to ERROR', instance.uuid)
         teardown.set_error_state(instance, clean_task_state=True)
         return
+    if instance.task_state == task_states.MIGRATING:
+        # Still this host's: its live migration never finished.
+        live_migration.settle_at_startup(collab, context, instance)
     if instance.task_state in resize.INTERRUPTED:
         resize.settle_interrupted_move(collab, context, instance)
         return
