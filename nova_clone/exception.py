@@ -433,6 +433,38 @@ class InvalidBDM(Invalid):
     msg_fmt = 'Block Device Mapping is Invalid.'
 
 
+class VolumeAttachFailed(Invalid):
+    msg_fmt = 'Volume %(volume_id)s could not be attached. Reason: %(reason)s'
+
+
+class MultiattachNotSupportedOldMicroversion(Invalid):
+    msg_fmt = ('Multiattach volumes are only supported starting with compute '
+               'API version 2.60.')
+
+
+class VolumeTaggedAttachToShelvedNotSupported(Invalid):
+    msg_fmt = ('Tagged volume attachment is not supported for '
+               'shelved-offloaded instances.')
+
+
+class RootVolumeDetachNotAllowed(Invalid):
+    msg_fmt = 'Cannot detach a root device volume'
+
+
+class DevicePathInUse(Conflict):
+    msg_fmt = 'The supplied device path (%(path)s) is in use.'
+
+
+class VolumeTaggedAttachNotSupported(Invalid):
+    msg_fmt = ('Tagged volume attachment is not supported for this '
+               'instance.')
+
+
+class MultiattachNotSupportedByVirtDriver(Conflict):
+    msg_fmt = ('Volume %(volume_id)s has multiattach=True but the virt '
+               'driver of this host does not support it.')
+
+
 # -- Scheduling and building ------------------------------------------------
 
 class NoValidHost(NovaException):

@@ -31,6 +31,7 @@ from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import services
+from nova_clone.api.controllers import volume_attachments
 from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
@@ -55,6 +56,7 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
+    vol_att = volume_attachments.VolumeAttachmentController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -106,6 +108,11 @@ def _build():
         ('/servers/{server_id}/os-instance-actions', {'GET': actions.index}),
         ('/servers/{server_id}/os-instance-actions/{request_id}', {
             'GET': actions.show}),
+        ('/servers/{server_id}/os-volume_attachments', {
+            'GET': vol_att.index, 'POST': vol_att.create}),
+        ('/servers/{server_id}/os-volume_attachments/{volume_id}', {
+            'GET': vol_att.show, 'PUT': vol_att.update,
+            'DELETE': vol_att.delete}),
 
         ('/os-server-external-events', {'POST': events.create}),
 

@@ -19,6 +19,7 @@ from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
 from nova_clone.compute.host import resource_tracker
 from nova_clone.compute.host import startup
+from nova_clone.compute.host import volumes
 from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
@@ -112,6 +113,37 @@ class ComputeManager(manager.Manager):
         """Cast: delete the instance's guest, resources and row."""
         delete.terminate_instance(self.collaborators, context, instance,
                                   bdms)
+
+    def reserve_block_device_name(self, context, instance, device, volume_id,
+                                  disk_bus=None, device_type=None, tag=None,
+                                  multiattach=False):
+        """Call from the API: the attach's BDM, with its device name."""
+        return volumes.reserve_block_device_name(
+            self.collaborators, context, instance, device, volume_id,
+            disk_bus=disk_bus, device_type=device_type, tag=tag,
+            multiattach=multiattach)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def attach_volume(self, context, instance, bdm):
+        """Cast: connect the reserved volume to the guest."""
+        volumes.attach_volume(self.collaborators, context, instance, bdm)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def detach_volume(self, context, volume_id, instance,
+                      attachment_id=None):
+        """Cast: disconnect a volume and forget its BDM."""
+        volumes.detach_volume(self.collaborators, context, volume_id,
+                              instance, attachment_id=attachment_id)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def swap_volume(self, context, old_volume_id, new_volume_id, instance,
+                    new_attachment_id):
+        """Cast: the guest's disk moves to another volume."""
+        volumes.swap_volume(self.collaborators, context, old_volume_id,
+                            new_volume_id, instance, new_attachment_id)
 
     def external_instance_event(self, context, instances, events):
         """Cast from nova-api: Neutron's and Cinder's events."""

@@ -7,7 +7,8 @@ version cap allows 6.5.
 
 History kept as Nova's (only the versions this client sends):
   6.0 - the 6.x baseline (build_and_run_instance, terminate_instance,
-        external_instance_event ...)
+        external_instance_event, reserve_block_device_name, attach_volume,
+        detach_volume, swap_volume ...)
   6.5 - the compute-alt topic
 """
 
@@ -98,6 +99,33 @@ class ComputeAPI:
     def terminate_instance(self, ctxt, instance, bdms):
         cctxt = self._prepare(ctxt, _compute_host(None, instance))
         cctxt.cast(ctxt, 'terminate_instance', instance=instance, bdms=bdms)
+
+    # -- volumes -----------------------------------------------------------
+
+    def reserve_block_device_name(self, ctxt, instance, device, volume_id,
+                                  disk_bus, device_type, tag, multiattach):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, 'reserve_block_device_name',
+                          instance=instance, device=device,
+                          volume_id=volume_id, disk_bus=disk_bus,
+                          device_type=device_type, tag=tag,
+                          multiattach=multiattach)
+
+    def attach_volume(self, ctxt, instance, bdm):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'attach_volume', instance=instance, bdm=bdm)
+
+    def detach_volume(self, ctxt, instance, volume_id, attachment_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'detach_volume', instance=instance,
+                   volume_id=volume_id, attachment_id=attachment_id)
+
+    def swap_volume(self, ctxt, instance, old_volume_id, new_volume_id,
+                    new_attachment_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'swap_volume', instance=instance,
+                   old_volume_id=old_volume_id, new_volume_id=new_volume_id,
+                   new_attachment_id=new_attachment_id)
 
     # -- host ------------------------------------------------------------
 

@@ -21,6 +21,9 @@ fake_opts = [
     cfg.DictOpt('fail_spawn', default={},
                 help='host:mode pairs making spawn fail on that host; mode '
                      'is "retryable" (reschedule) or "fatal" (ERROR).'),
+    cfg.BoolOpt('fail_attach_volume', default=False,
+                help='Make every volume attach of the fake hypervisor '
+                     'fail, as a guest refusing the disk would.'),
 ]
 
 

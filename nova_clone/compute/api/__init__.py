@@ -5,7 +5,8 @@ records a boot in the API database (request spec, build request, instance
 mapping in one transaction) and casts it to the conductor (``build``);
 nothing exists in a cell until a host is chosen.  ``get`` and ``get_all``
 read build requests and the cells (``instance_list``); ``delete`` handles
-the three cases of scenario 2 (``delete``).  ``preconditions`` holds which
+the three cases of scenario 2 (``delete``); ``volumes`` attaches and
+detaches volumes (scenario 5).  ``preconditions`` holds which
 states each action accepts; ``host`` the services and compute nodes of
 every cell (HostAPI).
 """
@@ -20,6 +21,7 @@ from nova_clone.compute.api import delete as delete_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
 from nova_clone.compute.api import preconditions
+from nova_clone.compute.api import volumes
 from nova_clone import context as nova_context
 from nova_clone import exception
 
@@ -304,6 +306,27 @@ class API:
         """``mapping``: the instance's, when read with it by
         get_for_delete."""
         delete_flow.delete(self, context, instance, mapping=mapping)
+
+    # -- volumes -------------------------------------------------------------
+    @preconditions.checked('attach_volume')
+    def attach_volume(self, context, instance, volume_id, device=None,
+                      disk_bus=None, device_type=None, tag=None,
+                      supports_multiattach=False,
+                      delete_on_termination=False):
+        """The new BDM (None for a shelved-offloaded server)."""
+        return volumes.attach_volume(
+            self, context, instance, volume_id, device=device,
+            disk_bus=disk_bus, device_type=device_type, tag=tag,
+            supports_multiattach=supports_multiattach,
+            delete_on_termination=delete_on_termination)
+
+    @preconditions.checked('detach_volume')
+    def detach_volume(self, context, instance, volume):
+        volumes.detach_volume(self, context, instance, volume)
+
+    @preconditions.checked('swap_volume')
+    def swap_volume(self, context, instance, old_volume, new_volume):
+        volumes.swap_volume(self, context, instance, old_volume, new_volume)
 
     # -- events -----------------------------------------------------------
     def external_instance_event(self, context, instances, events,

@@ -41,8 +41,8 @@ def shutdown_instance(collab, context, instance, bdms,
         release_networks(collab.network_api, context, instance,
                          requested_networks, raise_exc=True,
                          save_cache=save_network_cache)
-    _release_attachments(collab.volume_api, context, instance, bdms,
-                         forget=not deallocate_networks)
+    release_attachments(collab.volume_api, context, bdms,
+                        forget=not deallocate_networks)
 
 
 def release_networks(network_api, context, instance, requested_networks,
@@ -104,11 +104,14 @@ def set_error_state(instance, clean_task_state=False):
         LOG.debug('Instance %s gone while setting ERROR', instance.uuid)
 
 
-def _release_attachments(volume_api, context, instance, bdms, forget):
+def release_attachments(volume_api, context, bdms, forget=False,
+                        raise_exc=False):
     """Delete the Cinder attachment of every volume BDM.
 
     ``forget``: the BDM also drops the attachment id (a failed build: the
-    next attempt makes its own attachment).
+    next attempt makes its own attachment).  ``raise_exc``: a Cinder
+    failure is raised (a detach must not destroy a BDM whose attachment
+    is still there) instead of logged.
     """
     for bdm in bdms or []:
         if not block_devices.is_volume_bdm(bdm) or not bdm.attachment_id:
@@ -118,6 +121,8 @@ def _release_attachments(volume_api, context, instance, bdms, forget):
         except exception.NotFound:
             pass
         except Exception:
+            if raise_exc:
+                raise
             LOG.exception('Could not delete attachment %s of volume %s',
                           bdm.attachment_id, bdm.volume_id)
             continue
@@ -126,5 +131,5 @@ def _release_attachments(volume_api, context, instance, bdms, forget):
             try:
                 bdm.save()
             except Exception:
-                LOG.debug('Could not save BDM of %s', instance.uuid,
+                LOG.debug('Could not save BDM of volume %s', bdm.volume_id,
                           exc_info=True)
