@@ -9,6 +9,7 @@ from nova_clone import objects
 from nova_clone.virt import fake
 from tests.functional.api import samples
 from tests.functional import cinder
+from tests.functional import test_delete
 
 ATTACHMENTS = '/servers/%s/os-volume_attachments'
 
@@ -318,3 +319,71 @@ def test_standin_volume_view_by_role_and_version(cloud, demo_api,
                            version='3.61', expected=200).json()['volume']
     assert 'cluster_name' in at_361 and 'volume_type_id' not in at_361
     assert 'volume_type_id' in shown(demo_api, '3.63')
+
+
+def _server_volumes(api, server_id):
+    return api.get_server(server_id)['os-extended-volumes:volumes_attached']
+
+
+def test_boot_from_image_to_volume_deleted_on_termination(cloud, demo_api,
+                                                          volumes):
+    server = demo_api.create_server(imageRef='', block_device_mapping_v2=[{
+        'uuid': cloud.image_id, 'source_type': 'image',
+        'destination_type': 'volume', 'volume_size': 1, 'boot_index': 0,
+        'delete_on_termination': True}])
+    (bdm,) = cinder.bdms(server['id'])
+    assert (bdm.boot_index, bdm.source_type, bdm.delete_on_termination,
+            bdm.volume_size) == (0, 'image', True, 1)
+    volume = volumes.wait(bdm.volume_id, 'in-use')
+    assert volume['bootable'] == 'true'
+    (attachment,) = volumes.attachments(bdm.volume_id)
+    assert attachment['id'] == bdm.attachment_id
+    assert _server_volumes(demo_api, server['id']) == [
+        {'id': bdm.volume_id, 'delete_on_termination': True}]
+    assert list(_guest_volumes(cloud, server['id'])) == [bdm.device_name]
+    demo_api.delete_server_and_wait(server['id'])
+    volumes.wait(bdm.volume_id, None)
+
+
+def test_boot_from_volume_kept_after_delete(cloud, demo_api, volumes):
+    root = volumes.create(imageRef=cloud.image_id)
+    server = demo_api.create_server(imageRef='', block_device_mapping_v2=[{
+        'uuid': root['id'], 'source_type': 'volume',
+        'destination_type': 'volume', 'boot_index': 0}])
+    volumes.wait(root['id'], 'in-use')
+    (bdm,) = cinder.bdms(server['id'])
+    assert (bdm.volume_id, bdm.delete_on_termination) == (root['id'], False)
+    data = volumes.create()
+    _attach(demo_api, server['id'], data['id'], microversion='2.79',
+            delete_on_termination=True)
+    volumes.wait(data['id'], 'in-use')
+    assert sorted(v['id'] for v in _server_volumes(
+        demo_api, server['id'])) == sorted([root['id'], data['id']])
+    demo_api.delete_server_and_wait(server['id'])
+    volumes.wait(root['id'], 'available')
+    assert volumes.attachments(root['id']) == []
+    volumes.wait(data['id'], None)
+
+
+def test_local_delete_releases_volumes_as_the_compute_does(
+        cloud, admin_api, volumes):
+    volumes = cinder.Volumes(cloud, admin_api)
+    root = volumes.create(imageRef=cloud.image_id)
+    server = admin_api.create_server(imageRef='', block_device_mapping_v2=[{
+        'uuid': root['id'], 'source_type': 'volume',
+        'destination_type': 'volume', 'boot_index': 0}])
+    data = volumes.create()
+    _attach(admin_api, server['id'], data['id'], microversion='2.79',
+            delete_on_termination=True)
+    volumes.wait(data['id'], 'in-use')
+    host = admin_api.get_server(server['id'])['OS-EXT-SRV-ATTR:host']
+    with test_delete.compute_forced_down(host):
+        admin_api.delete_server(server['id'])
+        # No compute involved: everything is released by the answer.
+        assert admin_api.request(
+            'GET', '/servers/%s' % server['id']).status_code == 404
+    assert volumes.get(root['id'])['status'] == 'available'
+    assert volumes.attachments(root['id']) == []
+    volumes.wait(data['id'], None)
+    volumes.made.remove(data['id'])
+    volumes.delete_made()

@@ -14,9 +14,9 @@ from oslo_serialization import jsonutils
 
 from nova_clone.compute.host import block_devices
 from nova_clone.compute.host import collaborators
-from nova_clone.compute.host import teardown
 from nova_clone.compute import utils as compute_utils
 from nova_clone import exception
+from nova_clone.volume import release
 
 LOG = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ def connect(collab, context, instance, bdm):
 
 def _forget(collab, context, bdm):
     """A failed attach leaves no attachment and no BDM behind."""
-    teardown.release_attachments(collab.volume_api, context, [bdm])
+    release.release_attachments(collab.volume_api, context, [bdm])
     try:
         bdm.destroy()
     except exception.NotFound:
@@ -105,8 +105,8 @@ def detach_volume(collab, context, volume_id, instance, attachment_id=None):
     if collab.driver.instance_exists(instance):
         collab.driver.detach_volume(context, connection_info, instance,
                                     bdm.device_name)
-    teardown.release_attachments(collab.volume_api, context, [bdm],
-                                 raise_exc=True)
+    release.release_attachments(collab.volume_api, context, [bdm],
+                                raise_exc=True)
     bdm.destroy()
     LOG.info('Volume %s detached from instance %s', volume_id,
              instance.uuid)
