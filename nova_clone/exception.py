@@ -141,6 +141,12 @@ class InstanceExists(Conflict):
     msg_fmt = 'Instance %(name)s already exists.'
 
 
+class UnshelveInstanceInvalidState(Conflict):
+    msg_fmt = ('Specifying an availability zone or a host when unshelving '
+               'server "%(instance_uuid)s" with status "%(state)s" is not '
+               'supported. The server status must be SHELVED_OFFLOADED.')
+
+
 class InstanceInvalidState(Conflict):
     msg_fmt = ('Instance %(instance_uuid)s in %(attr)s %(state)s. Cannot '
                '%(method)s while the instance is in this state.')

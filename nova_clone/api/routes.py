@@ -31,11 +31,12 @@ from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import services
+from nova_clone.api.controllers import shelve
 from nova_clone.api.controllers import volume_attachments
 from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
-SERVER_ACTION_FAMILIES = ()
+SERVER_ACTION_FAMILIES = (shelve.ShelveController,)
 
 
 def _build():

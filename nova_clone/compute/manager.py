@@ -18,6 +18,7 @@ from nova_clone.compute.host import events as compute_events
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
 from nova_clone.compute.host import resource_tracker
+from nova_clone.compute.host import shelve
 from nova_clone.compute.host import startup
 from nova_clone.compute.host import volumes
 from nova_clone.compute import utils as compute_utils
@@ -38,6 +39,7 @@ _TASK_INTERVALS = {
     '_sync_power_states': ('sync_power_state_interval', False),
     '_cleanup_running_deleted_instances': (
         'running_deleted_instance_poll_interval', True),
+    '_poll_shelved_instances': ('shelved_poll_interval', True),
 }
 
 
@@ -145,6 +147,39 @@ class ComputeManager(manager.Manager):
         volumes.swap_volume(self.collaborators, context, old_volume_id,
                             new_volume_id, instance, new_attachment_id)
 
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def shelve_instance(self, context, instance, image_id,
+                        clean_shutdown=True, accel_uuids=None):
+        """Cast: stop and snapshot the guest (offload when configured)."""
+        shelve.shelve_instance(self.collaborators, context, instance,
+                               image_id, clean_shutdown=clean_shutdown)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def shelve_offload_instance(self, context, instance, clean_shutdown=True,
+                                accel_uuids=None):
+        """Cast: take the shelved server off this host."""
+        shelve.shelve_offload_instance(self.collaborators, context,
+                                       instance,
+                                       clean_shutdown=clean_shutdown)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def unshelve_instance(self, context, instance, image=None,
+                          filter_properties=None, node=None,
+                          request_spec=None, accel_uuids=None):
+        """Cast from the conductor: spawn the offloaded server here."""
+        shelve.unshelve_instance(self.collaborators, context, instance,
+                                 image, filter_properties, node,
+                                 request_spec=request_spec)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def start_instance(self, context, instance):
+        """Cast: power a stopped guest on."""
+        shelve.start_instance(self.collaborators, context, instance)
+
     def external_instance_event(self, context, instances, events):
         """Cast from nova-api: Neutron's and Cinder's events."""
         compute_events.external_instance_event(self.collaborators, context,
@@ -195,6 +230,10 @@ class ComputeManager(manager.Manager):
     @periodic_task.periodic_task
     def _sync_power_states(self, context):
         periodic.sync_power_states(self.collaborators, context)
+
+    @periodic_task.periodic_task
+    def _poll_shelved_instances(self, context):
+        shelve.poll_shelved_instances(self.collaborators, context)
 
     @periodic_task.periodic_task
     def _cleanup_running_deleted_instances(self, context):

@@ -8,7 +8,8 @@ version cap allows 6.5.
 History kept as Nova's (only the versions this client sends):
   6.0 - the 6.x baseline (build_and_run_instance, terminate_instance,
         external_instance_event, reserve_block_device_name, attach_volume,
-        detach_volume, swap_volume ...)
+        detach_volume, swap_volume, shelve_instance,
+        shelve_offload_instance, unshelve_instance, start_instance ...)
   6.5 - the compute-alt topic
 """
 
@@ -126,6 +127,34 @@ class ComputeAPI:
         cctxt.cast(ctxt, 'swap_volume', instance=instance,
                    old_volume_id=old_volume_id, new_volume_id=new_volume_id,
                    new_attachment_id=new_attachment_id)
+
+    # -- shelve ------------------------------------------------------------
+
+    def shelve_instance(self, ctxt, instance, image_id=None,
+                        clean_shutdown=True, accel_uuids=None):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'shelve_instance', instance=instance,
+                   image_id=image_id, clean_shutdown=clean_shutdown,
+                   accel_uuids=accel_uuids)
+
+    def shelve_offload_instance(self, ctxt, instance, clean_shutdown=True,
+                                accel_uuids=None):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'shelve_offload_instance', instance=instance,
+                   clean_shutdown=clean_shutdown, accel_uuids=accel_uuids)
+
+    def unshelve_instance(self, ctxt, instance, host, request_spec,
+                          image=None, filter_properties=None, node=None,
+                          accel_uuids=None):
+        cctxt = self._prepare(ctxt, host)
+        cctxt.cast(ctxt, 'unshelve_instance', instance=instance,
+                   image=image, filter_properties=filter_properties,
+                   node=node, request_spec=request_spec,
+                   accel_uuids=accel_uuids)
+
+    def start_instance(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'start_instance', instance=instance)
 
     # -- host ------------------------------------------------------------
 

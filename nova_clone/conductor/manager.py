@@ -4,7 +4,7 @@
 not touch the database (nova-compute).  ``ComputeTaskManager`` is the
 ``compute_task`` endpoint; each of its methods hands the work to the flow
 module in ``nova_clone.conductor.tasks`` that owns it (``build``: boot
-and reschedule).
+and reschedule; ``unshelve``).
 """
 
 import functools
@@ -17,6 +17,7 @@ from oslo_utils import versionutils
 from nova_clone.compute import rpcapi as compute_rpcapi
 from nova_clone.conductor import rpcapi
 from nova_clone.conductor.tasks import build
+from nova_clone.conductor.tasks import unshelve
 from nova_clone import manager
 from nova_clone import objects
 from nova_clone.objects import base as objects_base
@@ -169,3 +170,7 @@ class ComputeTaskManager:
             self, context, build_requests, request_specs, image,
             admin_password, injected_files, requested_networks,
             block_device_mapping, tags=tags)
+
+    def unshelve_instance(self, context, instance, request_spec=None):
+        unshelve.unshelve_instance(self, context, instance,
+                                   request_spec=request_spec)

@@ -11,11 +11,13 @@ conductor runs.  Its version follows Nova's history of the methods
 implemented so far, and is raised as each flow lands with the version at
 which Nova added it:
   1.2  - build_instances (the reschedule path)
+  1.3  - unshelve_instance
+  1.12 - unshelve_instance gets request_spec
   1.16 - schedule_and_build_instances
   1.17 - schedule_and_build_instances gets tags
   1.19 - build_instances gets host_lists
 Next in Nova's history: migrate_server (1.20 with host_list),
-live_migrate_instance, unshelve_instance, rebuild_instance (1.25),
+live_migrate_instance, rebuild_instance (1.25),
 cache_images, confirm/revert_snapshot_based_resize, attach_volume (1.26).
 
 Both clients are capped at the versions the conductor serves (the
@@ -135,3 +137,8 @@ class ComputeTaskAPI:
                    injected_files=injected_files,
                    requested_networks=requested_networks,
                    block_device_mapping=block_device_mapping, tags=tags)
+
+    def unshelve_instance(self, context, instance, request_spec=None):
+        cctxt = self.client.prepare(version='1.12')
+        cctxt.cast(context, 'unshelve_instance', instance=instance,
+                   request_spec=request_spec)

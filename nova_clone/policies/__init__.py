@@ -9,6 +9,7 @@ from nova_clone.policies import flavors
 from nova_clone.policies import keypairs
 from nova_clone.policies import server_metadata
 from nova_clone.policies import servers
+from nova_clone.policies import shelve
 from nova_clone.policies import volumes_attachments
 
 
@@ -17,4 +18,5 @@ def list_rules():
         base.list_rules(), servers.list_rules(),
         server_metadata.list_rules(), flavors.list_rules(),
         flavor_access.list_rules(), keypairs.list_rules(),
-        admin.list_rules(), volumes_attachments.list_rules()))
+        admin.list_rules(), volumes_attachments.list_rules(),
+        shelve.list_rules()))

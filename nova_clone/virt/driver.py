@@ -216,6 +216,10 @@ class ComputeDriver:
     def detach_interface(self, context, instance, vif):
         raise NotImplementedError()
 
+    def snapshot(self, context, instance, image_id, update_task_state):
+        """Upload the guest's root disk to the image ``image_id``."""
+        raise NotImplementedError()
+
     # -- volumes ---------------------------------------------------------
 
     def get_volume_connector(self, instance):

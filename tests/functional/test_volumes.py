@@ -2,8 +2,6 @@
 refusals, with the stand-in Cinder's records and the BDMs after each
 step."""
 
-import pytest
-
 from nova_clone import context as nova_context
 from nova_clone import objects
 from nova_clone.virt import fake
@@ -12,14 +10,6 @@ from tests.functional import cinder
 from tests.functional import test_delete
 
 ATTACHMENTS = '/servers/%s/os-volume_attachments'
-
-
-@pytest.fixture
-def volumes(cloud, demo_api):
-    made = cinder.Volumes(cloud, demo_api)
-    yield made
-    cloud.cleanup_servers()
-    made.delete_made()
 
 
 def _guest_volumes(cloud, server_id):

@@ -6,9 +6,9 @@ mapping in one transaction) and casts it to the conductor (``build``);
 nothing exists in a cell until a host is chosen.  ``get`` and ``get_all``
 read build requests and the cells (``instance_list``); ``delete`` handles
 the three cases of scenario 2 (``delete``); ``volumes`` attaches and
-detaches volumes (scenario 5).  ``preconditions`` holds which
-states each action accepts; ``host`` the services and compute nodes of
-every cell (HostAPI).
+detaches volumes (scenario 5); ``shelve`` shelves and unshelves.
+``preconditions`` holds which states each action accepts; ``host`` the
+services and compute nodes of every cell (HostAPI).
 """
 
 import threading
@@ -21,6 +21,7 @@ from nova_clone.compute.api import delete as delete_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
 from nova_clone.compute.api import preconditions
+from nova_clone.compute.api import shelve as shelve_flow
 from nova_clone.compute.api import volumes
 from nova_clone import context as nova_context
 from nova_clone import exception
@@ -327,6 +328,23 @@ class API:
     @preconditions.checked('swap_volume')
     def swap_volume(self, context, instance, old_volume, new_volume):
         volumes.swap_volume(self, context, instance, old_volume, new_volume)
+
+    # -- shelve --------------------------------------------------------------
+    @preconditions.checked('shelve')
+    def shelve(self, context, instance, clean_shutdown=True):
+        shelve_flow.shelve(self, context, instance,
+                           clean_shutdown=clean_shutdown)
+
+    @preconditions.checked('shelveOffload')
+    def shelve_offload(self, context, instance, clean_shutdown=True):
+        shelve_flow.shelve_offload(self, context, instance,
+                                   clean_shutdown=clean_shutdown)
+
+    @preconditions.checked('unshelve')
+    def unshelve(self, context, instance,
+                 availability_zone=shelve_flow.UNSET, host=None):
+        shelve_flow.unshelve(self, context, instance,
+                             availability_zone=availability_zone, host=host)
 
     # -- events -----------------------------------------------------------
     def external_instance_event(self, context, instances, events,

@@ -154,7 +154,8 @@ def test_client_and_endpoint_offer_the_same_methods():
 
     assert methods(conductor_manager.ComputeTaskManager) == methods(
         conductor_rpcapi.ComputeTaskAPI) == {
-        'build_instances', 'schedule_and_build_instances'}
+        'build_instances', 'schedule_and_build_instances',
+        'unshelve_instance'}
     assert conductor_manager.ComputeTaskManager.target.version == (
         conductor_rpcapi.COMPUTE_TASK_VERSION)
     assert conductor_manager.ConductorManager.target.version == (
