@@ -51,9 +51,14 @@ def test_shelve_offload_attach_unshelve(cloud, demo_api, admin_api,
 
     # Attaching needs no compute: the attachment completes at once.
     volume = volumes.create()
-    reply = demo_api.request('POST', ATTACHMENTS % server['id'], {
-        'volumeAttachment': {'volumeId': volume['id']}},
-        microversion='2.1', expected=200).json()['volumeAttachment']
+    body = {'volumeAttachment': {'volumeId': volume['id']}}
+    resp = demo_api.request('POST', ATTACHMENTS % server['id'], body,
+                            microversion='2.19', expected=409)
+    assert 'vm_state shelved_offloaded' in resp.json()[
+        'conflictingRequest']['message']
+    reply = demo_api.request('POST', ATTACHMENTS % server['id'], body,
+                             microversion='2.20', expected=200).json()[
+        'volumeAttachment']
     assert reply['device'] is None
     assert volumes.get(volume['id'])['status'] == 'in-use'
     (attachment,) = volumes.attachments(volume['id'])

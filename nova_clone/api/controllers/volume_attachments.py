@@ -18,8 +18,12 @@ from nova_clone.api import resource
 from nova_clone.api.schemas import volume_attachments as schema
 from nova_clone.api import validation
 from nova_clone.compute.api import volumes
+from nova_clone.compute import vm_states
 from nova_clone import exception
 from nova_clone.policies import volumes_attachments as va_policies
+
+
+_SHELVED = (vm_states.SHELVED, vm_states.SHELVED_OFFLOADED)
 
 
 def _not_attached(server_id, volume_id):
@@ -45,11 +49,17 @@ def _view(req, bdm, server_id, attach_answer=False):
 
 class VolumeAttachmentController(object):
 
-    def _load(self, req, server_id, action):
+    def _load(self, req, server_id, action, change=None):
         context = auth.get_context(req)
         instance = servers.get_server(req, server_id)
         context.can(va_policies.POLICY_ROOT % action,
                     target={'project_id': instance.project_id})
+        if change and instance.vm_state in _SHELVED and \
+                not microversion.is_supported(req, '2.20'):
+            # Shelved servers take volumes from 2.20 on.
+            raise exception.InstanceInvalidState(
+                instance_uuid=instance.uuid, attr='vm_state',
+                state=instance.vm_state, method=change)
         return context, instance
 
     @staticmethod
@@ -95,7 +105,8 @@ class VolumeAttachmentController(object):
     @validation.schema(schema.create_v249, '2.49', '2.78')
     @validation.schema(schema.create, '2.1', '2.48')
     def create(self, req, server_id, body):
-        context, instance = self._load(req, server_id, 'create')
+        context, instance = self._load(req, server_id, 'create',
+                                       'attach_volume')
         params = body['volumeAttachment']
         delete_on_termination = strutils.bool_from_string(
             params.get('delete_on_termination', False), strict=True)
@@ -153,7 +164,8 @@ class VolumeAttachmentController(object):
 
     @resource.response(202)
     def delete(self, req, server_id, volume_id):
-        context, instance = self._load(req, server_id, 'delete')
+        context, instance = self._load(req, server_id, 'delete',
+                                       'detach_volume')
         volume = self._volume(context, volume_id)
         try:
             servers.compute_api().detach_volume(context, instance, volume)
