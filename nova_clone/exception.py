@@ -591,6 +591,28 @@ class MigrationNotFoundForInstance(MigrationNotFound):
                '%(instance_id)s')
 
 
+class CannotResizeToSameFlavor(Invalid):
+    msg_fmt = 'When resizing, instances must change flavor!'
+
+
+class CannotResizeDisk(Invalid):
+    msg_fmt = 'Server disk was unable to be resized because: %(reason)s'
+
+
+class UnableToMigrateToSelf(Invalid):
+    msg_fmt = ('Unable to migrate instance (%(instance_id)s) to current host '
+               '(%(host)s).')
+
+
+class CannotMigrateToSameHost(Invalid):
+    msg_fmt = 'Cannot migrate to the host where the server exists.'
+
+
+class MoveInterrupted(NovaException):
+    msg_fmt = ('The compute service of %(host)s restarted while the '
+               'instance was %(task_state)s')
+
+
 # -- Cells, mappings and build requests -------------------------------------
 
 class CellMappingNotFound(NotFound):
@@ -760,3 +782,4 @@ class InvalidSharedStorage(Invalid):
 
 class InvalidLocalStorage(Invalid):
     msg_fmt = '%(path)s is not on local storage: %(reason)s'
+

@@ -21,7 +21,6 @@ import threading
 
 import oslo_messaging as messaging
 from oslo_log import log as logging
-from oslo_utils import importutils
 
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
@@ -33,11 +32,23 @@ from nova_clone import threads
 
 LOG = logging.getLogger(__name__)
 
-SERVICE_MANAGERS = {
-    'nova-compute': 'nova_clone.compute.manager.ComputeManager',
-    'nova-conductor': 'nova_clone.conductor.manager.ConductorManager',
-    'nova-scheduler': 'nova_clone.scheduler.manager.SchedulerManager',
-}
+
+def default_manager(binary):
+    """The manager class a Nova daemon serves.
+
+    Imported on demand: each manager pulls in its whole service.
+    """
+    if binary == 'nova-compute':
+        from nova_clone.compute import manager as compute_manager
+        return compute_manager.ComputeManager
+    if binary == 'nova-conductor':
+        from nova_clone.conductor import manager as conductor_manager
+        return conductor_manager.ConductorManager
+    if binary == 'nova-scheduler':
+        from nova_clone.scheduler import manager as scheduler_manager
+        return scheduler_manager.SchedulerManager
+    raise exception.InvalidInput(
+        reason='no manager known for binary %s' % binary)
 
 # Topics a service serves besides its main one.  The compute's second
 # server keeps answering peer computes while the main one drains.
@@ -84,16 +95,7 @@ class BaseRPCAPI:
 
 def _load_manager(manager, host, binary):
     if manager is None:
-        manager = SERVICE_MANAGERS.get(binary)
-        if manager is None:
-            raise exception.InvalidInput(
-                reason='no manager known for binary %s' % binary)
-    if isinstance(manager, str):
-        try:
-            manager = importutils.import_class(manager)
-        except (ImportError, ValueError, AttributeError) as exc:
-            raise exception.InvalidInput(
-                reason='cannot load manager class %s: %s' % (manager, exc))
+        manager = default_manager(binary)
     if isinstance(manager, type):
         manager = manager(host=host)
     return manager

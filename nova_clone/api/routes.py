@@ -23,6 +23,8 @@ from nova_clone.api.controllers import hypervisors
 from nova_clone.api.controllers import instance_actions
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
+from nova_clone.api.controllers import migrate_server
+from nova_clone.api.controllers import migrations
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
 from nova_clone.api.controllers import removed
@@ -36,7 +38,8 @@ from nova_clone.api.controllers import volume_attachments
 from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
-SERVER_ACTION_FAMILIES = (shelve.ShelveController,)
+SERVER_ACTION_FAMILIES = (migrate_server.MigrateServerController,
+                          shelve.ShelveController)
 
 
 def _build():
@@ -128,6 +131,7 @@ def _build():
         ('/os-hypervisors/{pattern}/search', {'GET': hyp.search}),
         ('/os-hypervisors/{pattern}/servers', {'GET': hyp.servers}),
 
+        ('/os-migrations', {'GET': migrations.MigrationsController().index}),
         ('/os-availability-zone', {'GET': az.index}),
         ('/os-availability-zone/detail', {'GET': az.detail}),
     ]

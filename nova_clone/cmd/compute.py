@@ -13,11 +13,10 @@ BINARY = 'nova-compute'
 
 def _serve():
     from nova_clone.conductor import rpcapi as conductor_rpcapi
-    from nova_clone.conf import CONF
     from nova_clone.objects import base as objects_base
     common.block_db_access(BINARY)
     objects_base.set_indirection_api(conductor_rpcapi.ConductorAPI())
-    return common.serve_rpc_service(BINARY, 'compute', CONF.compute_manager)
+    return common.serve_rpc_service(BINARY, 'compute', None)
 
 
 def main(argv=None):

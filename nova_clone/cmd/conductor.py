@@ -5,11 +5,10 @@ import sys
 from nova_clone.cmd import common
 
 BINARY = 'nova-conductor'
-MANAGER = 'nova_clone.conductor.manager.ConductorManager'
 
 
 def main(argv=None):
-    return common.rpc_service_main(BINARY, 'conductor', MANAGER, argv)
+    return common.rpc_service_main(BINARY, 'conductor', None, argv)
 
 
 if __name__ == '__main__':

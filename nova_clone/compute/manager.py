@@ -17,6 +17,7 @@ from nova_clone.compute.host import delete
 from nova_clone.compute.host import events as compute_events
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
+from nova_clone.compute.host import resize
 from nova_clone.compute.host import resource_tracker
 from nova_clone.compute.host import shelve
 from nova_clone.compute.host import startup
@@ -69,6 +70,7 @@ class ComputeManager(manager.Manager):
         self.collaborators = collaborators.Collaborators(
             self.host, self.driver, self.rt, instance_events, virtapi)
         self._builds = build.Builds(self.collaborators)
+        self._resizes = resize.ResizeFlow(self.collaborators)
         self._apply_task_intervals()
 
     def _apply_task_intervals(self):
@@ -115,6 +117,51 @@ class ComputeManager(manager.Manager):
         """Cast: delete the instance's guest, resources and row."""
         delete.terminate_instance(self.collaborators, context, instance,
                                   bdms)
+
+    # Resize and cold migration (compute/host/resize.py): each step runs
+    # under the instance's lock, recorded as an event of its action.
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    def prep_resize(self, context, image, instance, flavor, request_spec,
+                    filter_properties, node, clean_shutdown, migration,
+                    host_list=None):
+        with collaborators.instance_lock(instance.uuid):
+            self._resizes.prep_resize(
+                context, image, instance, flavor, request_spec,
+                filter_properties, node, clean_shutdown, migration, host_list)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    def resize_instance(self, context, instance, image, migration, flavor,
+                        clean_shutdown=True, request_spec=None):
+        with collaborators.instance_lock(instance.uuid):
+            self._resizes.resize_instance(
+                context, instance, image, migration, flavor,
+                clean_shutdown=clean_shutdown, request_spec=request_spec)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    def finish_resize(self, context, disk_info, image, instance, migration,
+                      request_spec=None):
+        with collaborators.instance_lock(instance.uuid):
+            self._resizes.finish_resize(context, disk_info, image, instance,
+                                        migration, request_spec)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    def confirm_resize(self, context, instance, migration):
+        with collaborators.instance_lock(instance.uuid):
+            self._resizes.confirm_resize(context, instance, migration)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    def revert_resize(self, context, instance, migration, request_spec=None):
+        with collaborators.instance_lock(instance.uuid):
+            self._resizes.revert_resize(context, instance, migration,
+                                        request_spec)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    def finish_revert_resize(self, context, instance, migration,
+                             request_spec=None):
+        with collaborators.instance_lock(instance.uuid):
+            self._resizes.finish_revert_resize(context, instance, migration,
+                                               request_spec)
 
     def reserve_block_device_name(self, context, instance, device, volume_id,
                                   disk_bus=None, device_type=None, tag=None,
@@ -226,6 +273,10 @@ class ComputeManager(manager.Manager):
     def update_available_resource(self, context, startup=False):
         nodes.update_available_resource(self.collaborators, context,
                                         startup=startup)
+
+    @periodic_task.periodic_task
+    def _poll_unconfirmed_resizes(self, context):
+        resize.poll_unconfirmed_resizes(self.collaborators, context)
 
     @periodic_task.periodic_task
     def _sync_power_states(self, context):

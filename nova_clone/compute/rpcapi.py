@@ -7,7 +7,9 @@ version cap allows 6.5.
 
 History kept as Nova's (only the versions this client sends):
   6.0 - the 6.x baseline (build_and_run_instance, terminate_instance,
-        external_instance_event, reserve_block_device_name, attach_volume,
+        external_instance_event, prep_resize, resize_instance,
+        finish_resize, confirm_resize, revert_resize,
+        finish_revert_resize, reserve_block_device_name, attach_volume,
         detach_volume, swap_volume, shelve_instance,
         shelve_offload_instance, unshelve_instance, start_instance ...)
   6.5 - the compute-alt topic
@@ -100,6 +102,49 @@ class ComputeAPI:
     def terminate_instance(self, ctxt, instance, bdms):
         cctxt = self._prepare(ctxt, _compute_host(None, instance))
         cctxt.cast(ctxt, 'terminate_instance', instance=instance, bdms=bdms)
+
+    # -- resize / cold migration -------------------------------------------
+
+    def prep_resize(self, ctxt, instance, image, flavor, host, migration,
+                    request_spec, filter_properties, node, clean_shutdown,
+                    host_list=None):
+        cctxt = self._prepare(ctxt, host)
+        cctxt.cast(ctxt, 'prep_resize', instance=instance, image=image,
+                   flavor=flavor, migration=migration,
+                   request_spec=request_spec,
+                   filter_properties=filter_properties, node=node,
+                   clean_shutdown=clean_shutdown, host_list=host_list)
+
+    def resize_instance(self, ctxt, instance, migration, image, flavor,
+                        request_spec, clean_shutdown=True):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance), alt=True)
+        cctxt.cast(ctxt, 'resize_instance', instance=instance,
+                   migration=migration, image=image, flavor=flavor,
+                   clean_shutdown=clean_shutdown, request_spec=request_spec)
+
+    def finish_resize(self, ctxt, instance, migration, image, disk_info,
+                      host, request_spec):
+        cctxt = self._prepare(ctxt, host, alt=True)
+        cctxt.cast(ctxt, 'finish_resize', instance=instance,
+                   migration=migration, image=image, disk_info=disk_info,
+                   request_spec=request_spec)
+
+    def confirm_resize(self, ctxt, instance, migration, host, cast=True):
+        cctxt = self._prepare(ctxt, host)
+        method = cctxt.cast if cast else cctxt.call
+        return method(ctxt, 'confirm_resize', instance=instance,
+                      migration=migration)
+
+    def revert_resize(self, ctxt, instance, migration, host, request_spec):
+        cctxt = self._prepare(ctxt, host)
+        cctxt.cast(ctxt, 'revert_resize', instance=instance,
+                   migration=migration, request_spec=request_spec)
+
+    def finish_revert_resize(self, ctxt, instance, migration, host,
+                             request_spec):
+        cctxt = self._prepare(ctxt, host, alt=True)
+        cctxt.cast(ctxt, 'finish_revert_resize', instance=instance,
+                   migration=migration, request_spec=request_spec)
 
     # -- volumes -----------------------------------------------------------
 

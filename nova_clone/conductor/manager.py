@@ -4,7 +4,8 @@
 not touch the database (nova-compute).  ``ComputeTaskManager`` is the
 ``compute_task`` endpoint; each of its methods hands the work to the flow
 module in ``nova_clone.conductor.tasks`` that owns it (``build``: boot
-and reschedule; ``unshelve``).
+and reschedule; ``migrate``: resize and cold migration;
+``unshelve``).
 """
 
 import functools
@@ -17,7 +18,9 @@ from oslo_utils import versionutils
 from nova_clone.compute import rpcapi as compute_rpcapi
 from nova_clone.conductor import rpcapi
 from nova_clone.conductor.tasks import build
+from nova_clone.conductor.tasks import migrate
 from nova_clone.conductor.tasks import unshelve
+from nova_clone import exception
 from nova_clone import manager
 from nova_clone import objects
 from nova_clone.objects import base as objects_base
@@ -170,6 +173,20 @@ class ComputeTaskManager:
             self, context, build_requests, request_specs, image,
             admin_password, injected_files, requested_networks,
             block_device_mapping, tags=tags)
+
+    @messaging.expected_exceptions(
+        exception.NoValidHost, exception.ComputeServiceUnavailable,
+        exception.InstanceInvalidState, exception.Invalid,
+        exception.Forbidden, exception.NotFound, exception.Conflict)
+    def migrate_server(self, context, instance, scheduler_hint, live, rebuild,
+                       flavor, block_migration, disk_over_commit,
+                       reservations=None, clean_shutdown=True,
+                       request_spec=None, host_list=None):
+        return migrate.migrate_server(
+            self, context, instance, scheduler_hint, live, rebuild, flavor,
+            block_migration, disk_over_commit, reservations=reservations,
+            clean_shutdown=clean_shutdown, request_spec=request_spec,
+            host_list=host_list)
 
     def unshelve_instance(self, context, instance, request_spec=None):
         unshelve.unshelve_instance(self, context, instance,

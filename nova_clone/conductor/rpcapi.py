@@ -16,8 +16,8 @@ which Nova added it:
   1.16 - schedule_and_build_instances
   1.17 - schedule_and_build_instances gets tags
   1.19 - build_instances gets host_lists
-Next in Nova's history: migrate_server (1.20 with host_list),
-live_migrate_instance, rebuild_instance (1.25),
+  1.20 - migrate_server (cold migration and resize) with host_list
+Next in Nova's history: live_migrate_instance, rebuild_instance (1.25),
 cache_images, confirm/revert_snapshot_based_resize, attach_volume (1.26).
 
 Both clients are capped at the versions the conductor serves (the
@@ -36,7 +36,7 @@ RPC_TOPIC = 'conductor'
 COMPUTE_TASK_NAMESPACE = 'compute_task'
 # The versions the conductor serves (its endpoints' targets).
 CONDUCTOR_VERSION = '3.0'
-COMPUTE_TASK_VERSION = '1.19'
+COMPUTE_TASK_VERSION = '1.20'
 
 
 def _local_exception(remote):
@@ -108,6 +108,24 @@ class ComputeTaskAPI:
                                   version='1.0')
         self.client = rpc.get_client(target,
                                      version_cap=COMPUTE_TASK_VERSION)
+
+    def migrate_server(self, context, instance, scheduler_hint, live, rebuild,
+                       flavor, block_migration, disk_over_commit,
+                       reservations=None, clean_shutdown=True,
+                       request_spec=None, host_list=None, do_cast=False):
+        """A resize or cold migration; the API casts it, a compute casts
+        a reschedule with the alternates left (``host_list``)."""
+        kw = {'instance': instance, 'scheduler_hint': scheduler_hint,
+              'live': live, 'rebuild': rebuild, 'flavor': flavor,
+              'block_migration': block_migration,
+              'disk_over_commit': disk_over_commit,
+              'reservations': reservations,
+              'clean_shutdown': clean_shutdown,
+              'request_spec': request_spec, 'host_list': host_list}
+        cctxt = self.client.prepare(version='1.20')
+        if do_cast:
+            return cctxt.cast(context, 'migrate_server', **kw)
+        return _call(cctxt, context, 'migrate_server', **kw)
 
     def build_instances(self, context, instances, image, filter_properties,
                         admin_password, injected_files, requested_networks,

@@ -23,7 +23,6 @@ api_opts = [
                      'list fails with a 500 instead.'),
 ]
 
-# Appended by the API helper.
 api_opts += [
     cfg.BoolOpt('enable_instance_password', default=True,
                 help='Return an adminPass in the create and rebuild '

@@ -73,6 +73,12 @@ service_opts = [
                help='Zone reported for non-compute services.'),
     cfg.BoolOpt('allow_resize_to_same_host', default=False,
                 help='Let a resize pick the host the server is on.'),
+    cfg.IntOpt('resize_confirm_window', default=0, min=0,
+               help='Seconds after which a resized server not confirmed '
+                    'by its user is confirmed automatically (0 = never).'),
+    cfg.IntOpt('shutdown_timeout', default=60, min=0,
+               help='Seconds a guest gets to shut down cleanly before it '
+                    'is powered off (resize, stop).'),
     cfg.StrOpt('osapi_compute_listen', default='0.0.0.0',
                help='Address nova-api listens on.'),
     cfg.PortOpt('osapi_compute_listen_port', default=8774,
@@ -95,11 +101,8 @@ def list_opts():
     return {'DEFAULT': service_opts}
 
 
-# Appended by the service-runtime helper: how the daemons are assembled.
+# How the daemons run their periodic tasks.
 service_opts.extend([
-    cfg.StrOpt('compute_manager',
-               default='nova_clone.compute.manager.ComputeManager',
-               help='Class path of the manager nova-compute serves.'),
     cfg.IntOpt('periodic_fuzzy_delay', default=60, min=0,
                help='At most this many seconds of random delay before a '
                     'service first runs its periodic tasks, so services '
@@ -107,8 +110,8 @@ service_opts.extend([
 ])
 
 
-# Appended by the compute helper: nova-compute periodic task intervals and
-# boot-from-volume waits (Nova's [DEFAULT] names and defaults).
+# nova-compute periodic task intervals and boot-from-volume waits (Nova's
+# [DEFAULT] names and defaults).
 service_opts.extend([
     cfg.IntOpt('update_resources_interval', default=0,
                help='Seconds between resource tracker updates (0 = the '

@@ -28,7 +28,7 @@ def list_opts():
     return {libvirt_group: libvirt_opts}
 
 
-# Appended by the libvirt helper: options the libvirt driver reads.
+# Options the libvirt driver reads.
 libvirt_driver_opts = [
     cfg.IntOpt('tb_cache_size', min=0,
                help='TCG translation block cache per guest in MiB '

@@ -427,24 +427,36 @@ class IdentityApp(web.PeerApp):
         return any(r['name'] == 'admin' for r in
                    self._roles_of(record['user_id'], record['project_id']))
 
-    def _subject(self, req):
-        self._require_token(req)
+    def _may_see_any_token(self, record):
+        # Keystone's identity:validate_token: services (keystonemiddleware
+        # of every API) and admins read any token; a user only their own.
+        if not record.get('project_id'):
+            return False
+        return any(r['name'] in ('admin', 'service') for r in
+                   self._roles_of(record['user_id'], record['project_id']))
+
+    def _subject(self, req, action):
+        caller = self._require_token(req)
         subject = req.headers.get('X-Subject-Token')
         record = self._token_record(subject)
         if record is None:
             raise web.not_found('Could not find token: %s' % subject,
                                 'TokenNotFound')
+        if (record['user_id'] != caller['user_id'] and
+                not self._may_see_any_token(caller)):
+            raise web.forbidden('You are not authorized to perform the '
+                                'requested action: identity:%s.' % action)
         return subject, record
 
     def validate_token(self, req):
-        subject, record = self._subject(req)
+        subject, record = self._subject(req, 'validate_token')
         body = self._token_body(record)
         if 'nocatalog' in req.GET and 'catalog' in body['token']:
             del body['token']['catalog']
         return web.json_response(body, headers={'X-Subject-Token': subject})
 
     def revoke_token(self, req):
-        subject, _record = self._subject(req)
+        subject, _record = self._subject(req, 'revoke_token')
         self.store.delete('identity_tokens', subject)
         return web.empty_response(204)
 

@@ -235,6 +235,22 @@ class PortsMixin:
             result.append({'subnet_id': sub['id'], 'ip_address': address})
         return result
 
+    def _check_fixed_ip_policy(self, req, network, requested, action):
+        """Neutron's <action>:fixed_ips:ip_address rule: only an admin, a
+        service or the network's owner picks an address; a project using
+        someone else's shared network takes what it is given."""
+        if not isinstance(requested, list) or not any(
+                isinstance(entry, dict) and entry.get('ip_address')
+                for entry in requested):
+            return
+        caller = req.caller
+        if (caller.is_admin or 'service' in caller.roles or
+                network['project_id'] == caller.project_id):
+            return
+        raise self._err(403, 'HTTPForbidden',
+                        '(rule:%s and rule:%s:fixed_ips:ip_address) is '
+                        'disallowed by policy' % (action, action))
+
     def _invalid(self, message):
         return self._err(400, 'InvalidInput',
                          'Invalid input for operation: %s.' % message)
@@ -358,6 +374,8 @@ class PortsMixin:
                 'description': values.get('description', ''),
             }
             self.stamp(port, owner, create=True)
+            self._check_fixed_ip_policy(req, net, values.get('fixed_ips'),
+                                        'create_port')
             port['fixed_ips'] = self._allocate(net, values.get('fixed_ips'),
                                                port_id=port['id'],
                                                new_port=True)
@@ -414,6 +432,8 @@ class PortsMixin:
                 port['security_groups'] = values['security_groups']
             if 'fixed_ips' in values:
                 net = self.store.get('neutron_networks', port['network_id'])
+                self._check_fixed_ip_policy(req, net, values['fixed_ips'],
+                                            'update_port')
                 port['fixed_ips'] = self._allocate(
                     net, values['fixed_ips'], port_id=port_id,
                     current=old['fixed_ips'])

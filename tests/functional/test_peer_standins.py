@@ -154,6 +154,32 @@ def test_identity_version_discovery_and_password_token(peers):
     assert resp.json()['error']['code'] == 404
 
 
+def test_identity_tokens_are_read_only_by_their_user_or_a_service(peers):
+    demo = session(peers, 'demo', 'demo')
+    admin = session(peers, 'admin', 'admin')
+    service = session(peers, 'neutron', 'service')
+    admin_token = admin.get_token()
+    demo_token = demo.get_token()
+
+    def read(sess, subject):
+        return sess.get(peers.auth_url + '/auth/tokens', raise_exc=False,
+                        headers={'X-Subject-Token': subject})
+
+    resp = read(demo, admin_token)
+    assert resp.status_code == 403
+    assert 'identity:validate_token' in resp.json()['error']['message']
+    assert 'token' not in resp.json()
+    resp = demo.delete(peers.auth_url + '/auth/tokens', raise_exc=False,
+                       headers={'X-Subject-Token': admin_token})
+    assert resp.status_code == 403
+    assert read(admin, admin_token).status_code == 200
+    assert read(demo, demo_token).status_code == 200
+    assert read(admin, demo_token).status_code == 200
+    resp = read(service, admin_token)
+    assert resp.status_code == 200
+    assert resp.json()['token']['user']['name'] == 'admin'
+
+
 def test_identity_rejects_bad_password_and_limits_listings(peers):
     raw = ks_session.Session()
     resp = raw.post(peers.auth_url + '/auth/tokens', raise_exc=False,
@@ -379,6 +405,37 @@ def test_neutron_visibility_and_errors(peers, net):
     exts = {e['alias'] for e in alt.get('/v2.0/extensions').json()[
         'extensions']}
     assert {'binding', 'binding-extended', 'security-group'} <= exts
+
+
+def test_neutron_only_the_network_owner_picks_addresses_on_it(peers):
+    alt = client(peers, 'neutron', 'alt', 'alt')
+    admin = client(peers, 'neutron', 'admin', 'admin')
+    network = admin.post('/v2.0/networks', json={'network': {
+        'name': 'shared-pick', 'shared': True}}).json()['network']
+    subnet = admin.post('/v2.0/subnets', json={'subnet': {
+        'network_id': network['id'], 'cidr': '10.77.0.0/24',
+        'ip_version': 4}}).json()['subnet']
+    resp = alt.post('/v2.0/ports', json={'port': {
+        'network_id': network['id'],
+        'fixed_ips': [{'ip_address': '10.77.0.50'}]}})
+    assert resp.status_code == 403
+    assert 'create_port:fixed_ips:ip_address' in \
+        resp.json()['NeutronError']['message']
+    # A subnet without an address is the project's to ask for.
+    port = alt.post('/v2.0/ports', json={'port': {
+        'network_id': network['id'],
+        'fixed_ips': [{'subnet_id': subnet['id']}]}}).json()['port']
+    resp = alt.put('/v2.0/ports/%s' % port['id'], json={'port': {
+        'fixed_ips': [{'ip_address': '10.77.0.60'}]}})
+    assert resp.status_code == 403
+    taken = [ip['ip_address'] for p in admin.get(
+        '/v2.0/ports?network_id=%s' % network['id']).json()['ports']
+        for ip in p['fixed_ips']]
+    assert '10.77.0.50' not in taken and '10.77.0.60' not in taken
+    resp = admin.post('/v2.0/ports', json={'port': {
+        'network_id': network['id'],
+        'fixed_ips': [{'ip_address': '10.77.0.50'}]}})
+    assert resp.status_code == 201
 
 
 def test_neutron_forged_identity_headers_never_count(peers, net):

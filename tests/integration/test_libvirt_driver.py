@@ -10,9 +10,6 @@ serialised and every wait is bounded.
 
 import os
 import pathlib
-import shutil
-import subprocess
-import time
 import uuid
 import xml.etree.ElementTree as ET
 
@@ -22,95 +19,14 @@ from nova_clone.compute import power_state
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
-from nova_clone.objects import flavor as flavor_obj
-from nova_clone.objects import instance as instance_obj
 from nova_clone.placement import provider_tree
-from nova_clone.virt import driver as virt_driver
 from nova_clone.virt.libvirt import imagebackend
+from tests.integration import libvirt_hosts
+from tests.integration.libvirt_hosts import IMAGE_META
+from tests.integration.libvirt_hosts import make_instance
+from tests.integration.libvirt_hosts import wait_console
 
 pytestmark = pytest.mark.integration
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-SETUP = os.path.join(ROOT, 'tools', 'setup-libvirt')
-# The payload (a 70 MB kernel package download) is cached across runs.
-PAYLOAD_CACHE = '/tmp/nova-clone-libvirt-payload'
-BOOT_TIMEOUT = 90
-IMAGES = {'disk-image': 'PAYLOAD_DISK', 'kernel-image': 'PAYLOAD_KERNEL',
-          'ramdisk-image': 'PAYLOAD_RAMDISK'}
-
-
-def _run_setup(*args, **env_vars):
-    env = dict(os.environ, PAYLOAD_DIR=PAYLOAD_CACHE, **env_vars)
-    proc = subprocess.run([SETUP, *args], env=env, capture_output=True,
-                          text=True, timeout=600)
-    if proc.returncode:
-        pytest.fail('tools/setup-libvirt %s failed:\n%s%s' %
-                    (' '.join(args), proc.stdout, proc.stderr))
-    return dict(line.split('=', 1) for line in proc.stdout.splitlines()
-                if '=' in line)
-
-
-@pytest.fixture(scope='session')
-def libvirt_env():
-    try:
-        import libvirt  # noqa: F401
-    except ImportError:
-        pytest.fail('libvirt-python is not installed: '
-                    'pip install -e ".[libvirt]"')
-    # Short path: the daemon's unix socket path must fit in 108 bytes.
-    state = '/tmp/nclv-%s' % uuid.uuid4().hex[:8]
-    try:
-        # Two daemons: two "hosts" for live migration.
-        yield _run_setup(state, LIBVIRT_INSTANCES='2',
-                         LIBVIRT_HOSTNAME_PREFIX='nclv-host')
-    finally:
-        _run_setup('stop', state)
-        shutil.rmtree(state, ignore_errors=True)
-
-
-@pytest.fixture(scope='module')
-def make_driver(libvirt_env):
-    """make_driver(daemon_number, instances_path) -> an initialised driver.
-
-    Each driver keeps the URI and instances_path it was started with, so
-    several "compute hosts" live in this one process.
-    """
-    common = [('virt_type', libvirt_env['LIBVIRT_VIRT_TYPE'], 'libvirt'),
-              ('tb_cache_size', 32, 'libvirt')]
-    for name, value, group in common:
-        CONF.set_override(name, value, group=group)
-    drivers = []
-
-    def make(number, instances_path):
-        CONF.set_override('connection_uri',
-                          libvirt_env['LIBVIRT_URI_%d' % number], 'libvirt')
-        CONF.set_override('instances_path', str(instances_path))
-        try:
-            drv = virt_driver.load_compute_driver(None,
-                                                  'libvirt.LibvirtDriver')
-            drv.init_host('libvirt-it-%d' % number)
-        finally:
-            CONF.clear_override('connection_uri', 'libvirt')
-            CONF.clear_override('instances_path')
-        downloads = []
-
-        # The image service of this test: the payload files stand for the
-        # Glance images (the driver's Glance path is the compute helper's).
-        def download(ctx, image_id, dest):
-            downloads.append(image_id)
-            shutil.copyfile(libvirt_env[IMAGES[image_id]], dest)
-
-        drv.image_download = download
-        drv.downloads = downloads
-        drivers.append(drv)
-        return drv
-
-    yield make
-    for drv in drivers:
-        drv.cleanup_host(None)
-    for name, _, group in common:
-        CONF.clear_override(name, group=group)
 
 
 @pytest.fixture(scope='module')
@@ -118,38 +34,10 @@ def drv(make_driver, tmp_path_factory):
     return make_driver(1, tmp_path_factory.mktemp('instances'))
 
 
-def _instance():
-    flavor = flavor_obj.Flavor(name='tiny', flavorid='t1', memory_mb=128,
-                               vcpus=1, root_gb=1, ephemeral_gb=0, swap=0)
-    return instance_obj.Instance(
-        id=int(uuid.uuid4().int % 0xFFFFFFF), uuid=str(uuid.uuid4()),
-        memory_mb=128, vcpus=1, root_gb=1, ephemeral_gb=0,
-        image_ref='disk-image', kernel_id='kernel-image',
-        ramdisk_id='ramdisk-image', flavor=flavor, display_name='tiny',
-        user_id='u1', project_id='p1')
-
-
-IMAGE_META = {'id': 'disk-image', 'disk_format': 'raw',
-              'properties': {
-                  'os_command_line': 'console=ttyS0 quiet panic=-1'}}
-
-
-def _wait_console(drv, ctx, inst, text, count=1, timeout=BOOT_TIMEOUT):
-    deadline = time.monotonic() + timeout
-    while True:
-        out = drv.get_console_output(ctx, inst)
-        if out.count(text) >= count:
-            return out
-        if time.monotonic() > deadline:
-            pytest.fail('%r (x%d) not on the console after %s s; tail:\n%s'
-                        % (text, count, timeout, out[-1500:]))
-        time.sleep(0.25)
-
-
 @pytest.fixture(scope='module')
 def guest(drv, libvirt_env):
     ctx = nova_context.get_admin_context()
-    inst = _instance()
+    inst = make_instance()
     drv.spawn(ctx, inst, IMAGE_META, [], None, {})
     yield ctx, inst
     drv.destroy(ctx, inst, [])
@@ -178,7 +66,7 @@ def test_host_resources_and_inventory(drv):
 
 def test_spawn_boots_the_guest(drv, guest, libvirt_env):
     ctx, inst = guest
-    out = _wait_console(drv, ctx, inst, libvirt_env['GUEST_MARKER'])
+    out = wait_console(drv, ctx, inst, libvirt_env['GUEST_MARKER'])
     assert 'disks=vda,' in out
     assert drv.get_info(inst).state == power_state.RUNNING
     assert inst.uuid in drv.list_instance_uuids()
@@ -190,7 +78,7 @@ def test_spawn_boots_the_guest(drv, guest, libvirt_env):
     assert info['format'] == 'qcow2'
     assert info['virtual-size'] == 1024 ** 3
     assert info['backing-filename'] == drv.image_cache.path_for('disk-image')
-    assert sorted(drv.downloads) == sorted(IMAGES)
+    assert sorted(drv.downloads) == sorted(libvirt_hosts.IMAGES)
 
 
 def test_attach_and_detach_file_volume(drv, guest, tmp_path):
@@ -205,13 +93,13 @@ def test_attach_and_detach_file_volume(drv, guest, tmp_path):
     connector = drv.get_volume_connector(inst)
     assert connector['host'] == CONF.host and 'initiator' not in connector
     drv.attach_volume(ctx, conn_info, inst, '/dev/vdb')
-    _wait_console(drv, ctx, inst, 'GUEST-DISK add vdb', timeout=30)
+    wait_console(drv, ctx, inst, 'GUEST-DISK add vdb', timeout=30)
     dom = drv._host.get_domain(inst)
     sources = [s.get('file') for s in
                ET.fromstring(dom.XMLDesc(0)).findall('./devices/disk/source')]
     assert str(vol) in sources
     drv.detach_volume(ctx, conn_info, inst, '/dev/vdb')
-    _wait_console(drv, ctx, inst, 'GUEST-DISK remove vdb', timeout=30)
+    wait_console(drv, ctx, inst, 'GUEST-DISK remove vdb', timeout=30)
     import libvirt
     persistent = dom.XMLDesc(libvirt.VIR_DOMAIN_XML_INACTIVE)
     assert str(vol) not in persistent and str(vol) not in dom.XMLDesc(0)
@@ -237,13 +125,13 @@ def test_power_off_and_on(drv, guest, libvirt_env):
     drv.power_on(ctx, inst, [])
     assert drv.get_info(inst).state == power_state.RUNNING
     # The console log is appended to: the second boot adds its marker.
-    _wait_console(drv, ctx, inst, libvirt_env['GUEST_MARKER'], count=2)
+    wait_console(drv, ctx, inst, libvirt_env['GUEST_MARKER'], count=2)
 
 
 def test_pause_suspend_and_resume(drv, guest, libvirt_env):
     ctx, inst = guest
     marker = libvirt_env['GUEST_MARKER']
-    _wait_console(drv, ctx, inst, marker)
+    wait_console(drv, ctx, inst, marker)
     boots = drv.get_console_output(ctx, inst).count(marker)
     drv.pause(inst)
     assert drv.get_info(inst).state == power_state.PAUSED
@@ -259,7 +147,7 @@ def test_pause_suspend_and_resume(drv, guest, libvirt_env):
     # (The guest names disks in arrival order, whatever the target.)
     added = drv.get_console_output(ctx, inst).count('GUEST-DISK add vd')
     drv.attach_volume(ctx, vol, inst, '/dev/vdc')
-    _wait_console(drv, ctx, inst, 'GUEST-DISK add vd', count=added + 1,
+    wait_console(drv, ctx, inst, 'GUEST-DISK add vd', count=added + 1,
                   timeout=30)
     drv.detach_volume(ctx, vol, inst, '/dev/vdc')
     assert drv.get_console_output(ctx, inst).count(marker) == boots
@@ -270,23 +158,23 @@ def test_pause_suspend_and_resume(drv, guest, libvirt_env):
 def test_soft_and_hard_reboot(drv, guest, libvirt_env):
     ctx, inst = guest
     marker = libvirt_env['GUEST_MARKER']
-    out = _wait_console(drv, ctx, inst, marker)
+    out = wait_console(drv, ctx, inst, marker)
     boots, poweroffs = out.count(marker), out.count('GUEST-POWEROFF')
     # Soft: the guest is asked to shut down (and does), then restarts.
     drv.reboot(ctx, inst, [], 'SOFT')
     assert drv.get_info(inst).state == power_state.RUNNING
-    out = _wait_console(drv, ctx, inst, marker, count=boots + 1)
+    out = wait_console(drv, ctx, inst, marker, count=boots + 1)
     assert out.count('GUEST-POWEROFF') == poweroffs + 1
     # Hard: no word to the guest, it just boots again.
     drv.reboot(ctx, inst, [], 'HARD')
     assert drv.get_info(inst).state == power_state.RUNNING
-    out = _wait_console(drv, ctx, inst, marker, count=boots + 2)
+    out = wait_console(drv, ctx, inst, marker, count=boots + 2)
     assert out.count('GUEST-POWEROFF') == poweroffs + 1
 
 
 def test_destroy_leaves_nothing(drv, libvirt_env):
     ctx = nova_context.get_admin_context()
-    inst = _instance()
+    inst = make_instance()
     drv.spawn(ctx, inst, IMAGE_META, [], None, {}, power_on=False)
     assert drv.get_info(inst).state == power_state.SHUTDOWN
     inst_dir = drv.instance_dir(inst)
@@ -344,10 +232,10 @@ def test_live_migration_shared_path_then_block(make_driver, libvirt_env,
     host1_local = make_driver(1, tmp_path_factory.mktemp('local'))
     assert host2.get_available_nodes() == ['nclv-host2']
     ctx = nova_context.get_admin_context()
-    inst = _instance()
+    inst = make_instance()
     host1.spawn(ctx, inst, IMAGE_META, [], None, {})
     try:
-        _wait_console(host1, ctx, inst, libvirt_env['GUEST_MARKER'])
+        wait_console(host1, ctx, inst, libvirt_env['GUEST_MARKER'])
 
         # Without block migration the destination must share the path.
         with pytest.raises(exception.InvalidSharedStorage):
@@ -360,9 +248,9 @@ def test_live_migration_shared_path_then_block(make_driver, libvirt_env,
         # Alive over there: it sees a disk hot-plugged by host 2.
         vol = _volume(tmp_path, 'vol-m1')
         host2.attach_volume(ctx, vol, inst, '/dev/vdb')
-        _wait_console(host2, ctx, inst, 'GUEST-DISK add vdb', timeout=30)
+        wait_console(host2, ctx, inst, 'GUEST-DISK add vdb', timeout=30)
         host2.detach_volume(ctx, vol, inst, '/dev/vdb')
-        _wait_console(host2, ctx, inst, 'GUEST-DISK remove vdb', timeout=30)
+        wait_console(host2, ctx, inst, 'GUEST-DISK remove vdb', timeout=30)
         # Shared storage: the source kept the files the guest runs from.
         assert os.path.exists(os.path.join(host2.instance_dir(inst),
                                            'disk'))
@@ -379,7 +267,7 @@ def test_live_migration_shared_path_then_block(make_driver, libvirt_env,
             host1_local.image_cache.path_for('disk-image')
         assert not os.path.exists(host2.instance_dir(inst))
         host1_local.attach_volume(ctx, vol, inst, '/dev/vdb')
-        _wait_console(host1_local, ctx, inst, 'GUEST-DISK add vdb',
+        wait_console(host1_local, ctx, inst, 'GUEST-DISK add vdb',
                       timeout=30)
     finally:
         for drv in (host1_local, host2, host1):
@@ -455,13 +343,13 @@ def test_spawn_from_glance_images(make_driver, libvirt_env, glance_images,
     ctx, ids = glance_images
     drv = make_driver(1, tmp_path_factory.mktemp('glance-instances'))
     drv.image_download = None  # the real image API this time
-    inst = _instance()
+    inst = make_instance()
     inst.image_ref, inst.kernel_id, inst.ramdisk_id = (
         ids['disk'], ids['kernel'], ids['ramdisk'])
     image_meta = dict(IMAGE_META, id=ids['disk'])
     drv.spawn(ctx, inst, image_meta, [], None, {})
     try:
-        _wait_console(drv, ctx, inst, libvirt_env['GUEST_MARKER'])
+        wait_console(drv, ctx, inst, libvirt_env['GUEST_MARKER'])
         for key in ('disk', 'kernel', 'ramdisk'):
             assert drv.image_cache.is_cached(ids[key])
         assert os.path.getsize(drv.image_cache.path_for(ids['kernel'])) == \

@@ -190,13 +190,6 @@ def test_compute_process_refuses_database_access(tmp_path):
     assert not (tmp_path / 'x.db').exists()
 
 
-def test_bad_manager_class_is_a_clean_error():
-    with pytest.raises(exception.InvalidInput) as err:
-        service.Service.create(binary='nova-compute', topic='compute',
-                               host='h', manager='no.such.Manager')
-    assert 'no.such.Manager' in str(err.value)
-
-
 class TickingManager(EchoManager):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -5,10 +5,12 @@ records a boot in the API database (request spec, build request, instance
 mapping in one transaction) and casts it to the conductor (``build``);
 nothing exists in a cell until a host is chosen.  ``get`` and ``get_all``
 read build requests and the cells (``instance_list``); ``delete`` handles
-the three cases of scenario 2 (``delete``); ``volumes`` attaches and
-detaches volumes (scenario 5); ``shelve`` shelves and unshelves.
-``preconditions`` holds which states each action accepts; ``host`` the
-services and compute nodes of every cell (HostAPI).
+the three cases of scenario 2 (``delete``); ``resize``, ``migrate``,
+``confirm_resize`` and ``revert_resize`` scenario 3 (``resize``);
+``volumes`` attaches and detaches volumes (scenario 5); ``shelve``
+shelves and unshelves.  ``preconditions`` holds which states each action
+accepts; ``host`` the services and compute nodes of every cell
+(HostAPI).
 """
 
 import threading
@@ -21,6 +23,7 @@ from nova_clone.compute.api import delete as delete_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
 from nova_clone.compute.api import preconditions
+from nova_clone.compute.api import resize as resize_flow
 from nova_clone.compute.api import shelve as shelve_flow
 from nova_clone.compute.api import volumes
 from nova_clone import context as nova_context
@@ -307,6 +310,25 @@ class API:
         """``mapping``: the instance's, when read with it by
         get_for_delete."""
         delete_flow.delete(self, context, instance, mapping=mapping)
+
+    # -- resize and cold migration -----------------------------------------
+    @preconditions.checked('resize')
+    def resize(self, context, instance, flavor_id, auto_disk_config=None):
+        resize_flow.resize(self, context, instance.uuid, flavor_id=flavor_id,
+                           auto_disk_config=auto_disk_config)
+
+    @preconditions.checked('migrate')
+    def migrate(self, context, instance, host_name=None):
+        """A cold migration (to ``host_name`` when given)."""
+        resize_flow.resize(self, context, instance.uuid, host_name=host_name)
+
+    @preconditions.checked('confirmResize')
+    def confirm_resize(self, context, instance):
+        resize_flow.confirm_resize(self, context, instance.uuid)
+
+    @preconditions.checked('revertResize')
+    def revert_resize(self, context, instance):
+        resize_flow.revert_resize(self, context, instance.uuid)
 
     # -- volumes -------------------------------------------------------------
     @preconditions.checked('attach_volume')

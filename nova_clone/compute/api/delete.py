@@ -14,6 +14,7 @@ from oslo_utils import timeutils
 
 from nova_clone.compute.api import instance_list
 from nova_clone.compute.api import preconditions
+from nova_clone.compute.api import resize
 from nova_clone.compute import instance_actions
 from nova_clone.compute import task_states
 from nova_clone.compute import vm_states
@@ -100,6 +101,7 @@ def _queue_for_delete(mapping):
 
 def _delete_on_compute(compute_api, cctxt, instance):
     objects = _objects()
+    resize.confirm_before_delete(compute_api, cctxt, instance)
     instance.task_state = task_states.DELETING
     try:
         instance.save()

@@ -76,7 +76,8 @@ ACTIONS = {
     # POST /servers/{id}/action, by body key.
     'resize': _rule((_A, _STOPPED)),
     'migrate': _rule((_A, _STOPPED)),
-    'confirmResize': _rule((_RESIZED,)),
+    # Confirming only releases the source: a lock does not stop it.
+    'confirmResize': _rule((_RESIZED,), lock=False),
     'revertResize': _rule((_RESIZED,)),
     'os-migrateLive': _rule((_A, _PAUSED)),
     'force_complete': _rule((_A,), task=(task_states.MIGRATING,)),

@@ -7,6 +7,7 @@ into the manager.
 
 from oslo_concurrency import lockutils
 
+from nova_clone.compute import rpcapi as compute_rpcapi
 from nova_clone.conductor import api as conductor_api
 from nova_clone.network import neutron
 from nova_clone.volume import cinder
@@ -29,6 +30,7 @@ class Collaborators:
         self._network_api = None
         self._volume_api = None
         self._compute_task_api = None
+        self._compute_rpcapi = None
 
     @property
     def network_api(self):
@@ -68,7 +70,20 @@ class Collaborators:
     def compute_task_api(self, value):
         self._compute_task_api = value
 
+    @property
+    def compute_rpcapi(self):
+        """The peer computes: the next step of a move runs on another
+        host."""
+        if self._compute_rpcapi is None:
+            self._compute_rpcapi = compute_rpcapi.get_compute_rpcapi()
+        return self._compute_rpcapi
+
+    @compute_rpcapi.setter
+    def compute_rpcapi(self, value):
+        self._compute_rpcapi = value
+
 
 def instance_lock(instance_uuid):
-    """The lock that serializes a build and a delete of one instance."""
+    """The lock that serializes the flows (build, delete, the steps of a
+    move) of one instance on this host."""
     return lockutils.lock('instance-%s' % instance_uuid)

@@ -168,6 +168,21 @@ class ResourceTracker:
         if cn is not None and (fields is None or 'compute_id' in fields):
             instance.compute_id = _field(cn, 'id')
 
+    def move_claim(self, context, migration_uuid, nodename, usage):
+        """Hold ``usage`` on ``nodename`` for a move until drop_move_claim
+        (keyed by the migration: the instance's row may point elsewhere)."""
+        with self._lock:
+            cn = self.compute_nodes.get(nodename)
+            if cn is None or migration_uuid in self.tracked_instances:
+                return
+            self.tracked_instances[migration_uuid] = (nodename, usage)
+            self._add_usage(cn, usage, sign=1)
+            cn.running_vms = (_field(cn, 'running_vms') or 0) + 1
+            self._save_node(cn)
+
+    def drop_move_claim(self, context, migration_uuid):
+        self._drop_instance(migration_uuid)
+
     def abort_instance_claim(self, context, instance, nodename):
         self._drop_instance(instance.uuid)
 

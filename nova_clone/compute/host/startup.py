@@ -4,6 +4,7 @@ from oslo_log import log as logging
 
 from nova_clone.compute.host import delete
 from nova_clone.compute.host import periodic
+from nova_clone.compute.host import resize
 from nova_clone.compute.host import teardown
 from nova_clone.compute import task_states
 from nova_clone.compute import utils as compute_utils
@@ -41,5 +42,8 @@ def _init_instance(collab, context, instance):
         LOG.warning('Instance %s was building when this service stopped; '
                     'setting it to ERROR', instance.uuid)
         teardown.set_error_state(instance, clean_task_state=True)
+        return
+    if instance.task_state in resize.INTERRUPTED:
+        resize.settle_interrupted_move(collab, context, instance)
         return
     periodic.sync_instance_power_state(collab.driver, instance)

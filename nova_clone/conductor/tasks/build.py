@@ -357,7 +357,7 @@ def _legacy_secgroups(spec):
 
 # -- the reschedule path ---------------------------------------------------
 
-def _next_alternate(manager, context, instance, host_list, tried=()):
+def claim_next_alternate(manager, context, instance, host_list, tried=()):
     """Pop alternates until one can be claimed in Placement.
 
     The list a compute sends back may still start with itself (the host
@@ -392,7 +392,7 @@ def build_instances(manager, context, instances, image, filter_properties,
         try:
             retry = scheduler_utils.populate_retry(filter_properties,
                                                    instance.uuid)
-            host = _next_alternate(manager, context, instance, host_list,
+            host = claim_next_alternate(manager, context, instance, host_list,
                                    tried=retry.get('hosts', []))
             if host is None:
                 raise exception.MaxRetriesExceeded(

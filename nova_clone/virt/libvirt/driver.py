@@ -7,6 +7,17 @@ the instance as Nova does) boot that kernel and ``ramdisk_id`` directly,
 with the image's ``os_command_line`` or a default console command line.
 Volumes must arrive as ``driver_volume_type: file`` (the Cinder stand-in's
 backing files).
+
+Resize and cold migration: the source stops the guest and renames its
+directory to ``<uuid>_resize``; the destination copies the disks from
+there (their paths travel in disk_info) into its own instances_path,
+rebases the root overlay on its own cached base image, grows it to the
+new flavor and defines the guest.  So the destination reads the source's
+directory by path, which holds for computes on one machine (each with
+its own instances_path and libvirtd, as ``stack up --driver libvirt``
+runs them) or on a shared mount; there is no ssh/rsync transport.
+Confirm deletes the backup and the source's definition; revert renames
+the backup back and defines the guest with the old flavor.
 """
 
 import json
@@ -24,12 +35,14 @@ from oslo_utils import timeutils
 from nova_clone.compute import power_state
 from nova_clone.conf import CONF
 from nova_clone import exception
+from nova_clone.objects import image_meta as image_meta_obj
 from nova_clone.virt import driver
 from nova_clone.virt.libvirt import config as vconfig
 from nova_clone.virt.libvirt import host as libvirt_host
 from nova_clone.virt.libvirt import imagebackend
 from nova_clone.virt.libvirt import migration
 from nova_clone.virt.libvirt import power_states
+from nova_clone.virt.libvirt import resize
 from nova_clone.virt.libvirt import utils
 from nova_clone.virt.libvirt import volume
 
@@ -244,20 +257,29 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
             raise exception.InstanceExists(name=instance.name)
         os.makedirs(inst_dir, exist_ok=True)
         try:
-            guest = self._guest_config(context, instance, image_meta,
-                                       network_info, block_device_info)
-            xml = guest.to_xml()
-            with open(os.path.join(inst_dir, 'libvirt.xml'), 'w') as f:
-                f.write(xml)
-            dom = self._define(instance, xml)
-            if power_on:
-                self._start(instance, dom)
+            self._create_guest(context, instance, image_meta, network_info,
+                               block_device_info, power_on)
         except Exception:
             with excutils.save_and_reraise_exception():
                 self._undefine(instance)
                 shutil.rmtree(inst_dir, ignore_errors=True)
         LOG.info('Guest %s spawned (%s)', instance.uuid,
                  'running' if power_on else 'defined')
+
+    def _create_guest(self, context, instance, image_meta, network_info,
+                      block_device_info, power_on):
+        """Define the guest from the instance as it is now; start it."""
+        guest = self._guest_config(context, instance, image_meta,
+                                   network_info, block_device_info)
+        xml = guest.to_xml()
+        with open(os.path.join(self.instance_dir(instance), 'libvirt.xml'),
+                  'w') as f:
+            f.write(xml)
+        dom = self._define(instance, xml)
+        # (A guest still running keeps running, with the new definition
+        # applied at its next start.)
+        if power_on and not dom.isActive():
+            self._start(instance, dom)
 
     def _define(self, instance, xml):
         libvirt = self.host.libvirt
@@ -341,6 +363,12 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
                               'vcpus': flavor.vcpus}
         return meta
 
+    @staticmethod
+    def _booted_from_volume(block_device_info):
+        return any(utils.device_name(bdm.get('mount_device')) == 'vda'
+                   for bdm in driver.block_device_info_get_mapping(
+                       block_device_info))
+
     def _guest_config(self, context, instance, image_meta, network_info,
                       block_device_info):
         inst_dir = self.instance_dir(instance)
@@ -349,10 +377,7 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
         image_id = (utils.image_id(image_meta) or
                     utils.instance_attr(instance, 'image_ref'))
         disks = []
-        boot_from_volume = any(
-            utils.device_name(bdm.get('mount_device')) == 'vda'
-            for bdm in mapping)
-        if not boot_from_volume:
+        if not self._booted_from_volume(block_device_info):
             if not image_id:
                 raise exception.ImageUnacceptable(
                     image_id=image_id,
@@ -526,6 +551,96 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
         if not self._call(dom.hasManagedSaveImage, instance, 0):
             raise exception.InstanceNotRunning(instance_id=instance.uuid)
         self._start(instance, dom)
+
+    # -- guests: resize and cold migration -------------------------------
+
+    def migrate_disk_and_power_off(self, context, instance, dest, flavor,
+                                   network_info, block_device_info=None,
+                                   timeout=0, retry_interval=0):
+        """Stop the guest and move its files aside for the destination.
+
+        ``dest`` is not needed: the destination copies the disks from
+        the paths in the returned disk_info (see resize.py).
+        """
+        if (flavor.root_gb < utils.flavor_value(instance, 'root_gb') and
+                not self._booted_from_volume(block_device_info)):
+            raise exception.InstanceFaultRollback(exception.InternalError(
+                err='Unable to resize disk down.'))
+        self.power_off(instance, timeout, retry_interval)
+        dom = self.host.get_domain(instance)
+        inst_dir = self.instance_dir(instance)
+        names = resize.local_disk_names(
+            self._call(dom.XMLDesc, instance,
+                       self.host.libvirt.VIR_DOMAIN_XML_INACTIVE), inst_dir)
+        disk_info = resize.move_aside(inst_dir, names)
+        LOG.info('Guest %s stopped; its files wait in %s for %s',
+                 instance.uuid, resize.backup_dir(inst_dir), dest)
+        return json.dumps(disk_info)
+
+    def finish_migration(self, context, migration, instance, disk_info,
+                         network_info, image_meta, resize_instance,
+                         allocations, block_device_info=None, power_on=True):
+        inst_dir = self.instance_dir(instance)
+        try:
+            for path in resize.copy_disks(json.loads(disk_info or '[]'),
+                                          inst_dir):
+                self._rebase_on_local_base(context, instance, path)
+            self._check_root_disk(instance, block_device_info)
+            root = os.path.join(inst_dir, 'disk')
+            if resize_instance and os.path.exists(root):
+                imagebackend.grow(
+                    root, utils.flavor_value(instance, 'root_gb') * 1024 ** 3)
+            self._create_guest(context, instance, image_meta, network_info,
+                               block_device_info, power_on)
+        except Exception:
+            # The source keeps its backup: a revert is still possible.
+            with excutils.save_and_reraise_exception():
+                self._undefine(instance)
+                shutil.rmtree(inst_dir, ignore_errors=True)
+        LOG.info('Guest %s moved here (%s)', instance.uuid,
+                 'running' if power_on else 'defined')
+
+    def _check_root_disk(self, instance, block_device_info):
+        """A moved guest boots from its own disk, never from a fresh
+        one that defining the guest would otherwise create."""
+        root = os.path.join(self.instance_dir(instance), 'disk')
+        if not (self._booted_from_volume(block_device_info) or
+                os.path.exists(root)):
+            raise exception.DiskNotFound(location=root)
+
+    def _rebase_on_local_base(self, context, instance, path):
+        """Back a copied overlay by this host's cached copy of its image."""
+        backing = imagebackend.image_info(path).get('backing-filename')
+        if not backing:
+            return
+        base = self._fetch(context, instance.image_ref)
+        if os.path.basename(backing) != os.path.basename(base):
+            raise exception.ImageUnacceptable(
+                image_id=instance.image_ref,
+                reason='disk %s is backed by %s, not by this image' %
+                       (path, backing))
+        imagebackend.rebase(path, base)
+
+    def confirm_migration(self, context, migration, instance, network_info):
+        resize.remove_backup(self.instance_dir(instance))
+        if migration.source_compute != migration.dest_compute:
+            # The guest lives on the destination now; the definition
+            # here (files already gone) goes too.
+            self.destroy(context, instance, network_info,
+                         destroy_disks=False)
+
+    def finish_revert_migration(self, context, instance, network_info,
+                                migration, block_device_info=None,
+                                power_on=True):
+        if not resize.restore(self.instance_dir(instance)):
+            LOG.info('Guest %s has no backup to restore: its files never '
+                     'moved', instance.uuid)
+        self._check_root_disk(instance, block_device_info)
+        self._create_guest(context, instance,
+                           image_meta_obj.ImageMeta.from_instance(instance),
+                           network_info, block_device_info, power_on)
+        LOG.info('Guest %s back (%s)', instance.uuid,
+                 'running' if power_on else 'defined')
 
     # -- console ---------------------------------------------------------
 

@@ -53,6 +53,19 @@ def create_blank(path, size_bytes, fmt='qcow2'):
     qemu_img('create', '-f', fmt, path, str(size_bytes))
 
 
+def rebase(path, base_path, base_format='raw'):
+    """Point the overlay at ``path`` to ``base_path``, a copy of the
+    base it was made on (so no data moves: an unsafe rebase)."""
+    qemu_img('rebase', '-u', '-F', base_format, '-b', base_path, path)
+
+
+def grow(path, size_bytes):
+    """Grow the virtual disk at ``path`` to ``size_bytes``; a disk that
+    is as large already is left alone (disks never shrink)."""
+    if size_bytes > image_info(path)['virtual-size']:
+        qemu_img('resize', path, str(size_bytes))
+
+
 class ImageCache(imagecache.ImageCache):
     """The host's image cache, holding raw images named by sha1."""
 

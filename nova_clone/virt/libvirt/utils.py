@@ -68,10 +68,12 @@ def instance_attr(instance, name, default=None):
 
 
 def flavor_value(instance, field):
-    value = instance_attr(instance, field)
+    """A size of the instance's flavor (the new one during a resize, the
+    old one again after a revert), else the instance's own field."""
+    flavor = instance_attr(instance, 'flavor')
+    value = getattr(flavor, field, None) if flavor is not None else None
     if value is None:
-        flavor = instance_attr(instance, 'flavor')
-        value = getattr(flavor, field, None) if flavor is not None else None
+        value = instance_attr(instance, field)
     return int(value or 0)
 
 

@@ -180,7 +180,7 @@ def _server_argv(server, conf, port):
     return [sys.executable, '-m', 'gunicorn', '--worker-class', 'gthread',
             '--threads', '2', '--bind', '127.0.0.1:%d' % port,
             # The worker builds the app before it takes a request.
-            '--config', 'python:nova_clone.deploy.gunicorn_hooks',
+            '--config', 'python:nova_clone.stack.gunicorn_hooks',
             'nova_clone.api.wsgi:application']
 
 

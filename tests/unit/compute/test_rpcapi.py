@@ -45,6 +45,19 @@ class Endpoint:
         self.received.put((self.topic, 'external_instance_event',
                            instances, {'events': events}, context))
 
+    def _move_step(name):
+        def step(self, context, instance, migration, **kwargs):
+            self.received.put((self.topic, name, instance,
+                               dict(kwargs, migration=migration), context))
+        return step
+
+    prep_resize = _move_step('prep_resize')
+    resize_instance = _move_step('resize_instance')
+    finish_resize = _move_step('finish_resize')
+    confirm_resize = _move_step('confirm_resize')
+    revert_resize = _move_step('revert_resize')
+    finish_revert_resize = _move_step('finish_revert_resize')
+
 
 # What oslo.messaging's own ConfFixture registers on a fresh ConfigOpts.
 _MESSAGING_OPTS = [
@@ -195,3 +208,35 @@ def test_set_host_enabled_is_a_call_answered_by_the_host(transport):
     finally:
         _stop(servers)
     assert answer == 'disabled on compute'
+
+
+def test_move_steps_reach_their_host_and_topic(transport):
+    from nova_clone.objects import migration as migration_obj
+    src, dest = queue.Queue(), queue.Queue()
+    servers = _serve(transport, 'src', src) + _serve(transport, 'dest', dest)
+    api = rpcapi.get_compute_rpcapi()
+    ctxt, inst = _ctxt(), _instance(host='src')
+    mig = migration_obj.Migration(uuid=UUID, source_compute='src',
+                                  dest_compute='dest')
+    try:
+        api.prep_resize(ctxt, inst, {}, None, 'dest', mig, None, {}, 'dest',
+                        True, host_list=[])
+        api.resize_instance(ctxt, inst, mig, {}, None, None)
+        api.finish_resize(ctxt, inst, mig, {}, 'disk', 'dest', None)
+        api.confirm_resize(ctxt, inst, mig, 'src')
+        api.revert_resize(ctxt, inst, mig, 'dest', None)
+        api.finish_revert_resize(ctxt, inst, mig, 'src', None)
+        got = sorted((q, item[0], item[1]) for q, queue_ in (
+            ('src', src), ('dest', dest)) for item in [
+                queue_.get(timeout=5) for _ in range(3)])
+    finally:
+        _stop(servers)
+    # As Nova: the steps a draining compute must still finish use
+    # compute-alt.
+    assert got == [
+        ('dest', 'compute', 'prep_resize'),
+        ('dest', 'compute', 'revert_resize'),
+        ('dest', 'compute-alt', 'finish_resize'),
+        ('src', 'compute', 'confirm_resize'),
+        ('src', 'compute-alt', 'finish_revert_resize'),
+        ('src', 'compute-alt', 'resize_instance')]

@@ -17,6 +17,7 @@ from nova_clone.conductor import api as conductor_api
 from nova_clone.conductor import manager as conductor_manager
 from nova_clone.conductor import rpcapi as conductor_rpcapi
 from nova_clone import context as nova_context
+from nova_clone import exception
 from nova_clone import objects
 from nova_clone import rpc
 from tests.unit import rpc_bus
@@ -134,17 +135,32 @@ def test_flows_that_have_not_landed_are_not_served(conductor):
         topic=conductor_rpcapi.RPC_TOPIC,
         namespace=conductor_rpcapi.COMPUTE_TASK_NAMESPACE, version='1.0'))
     with pytest.raises(messaging.NoSuchMethod) as err:
-        client.prepare(timeout=5).call(ctxt, 'migrate_server',
+        client.prepare(timeout=5).call(ctxt, 'live_migrate_instance',
                                        instance=None)
-    assert err.value.method == 'migrate_server'
+    assert err.value.method == 'live_migrate_instance'
     with pytest.raises(messaging.UnsupportedVersion):
         client.prepare(version='1.26', timeout=5).call(
             ctxt, 'build_instances', instances=[])
     task_api = conductor_api.ComputeTaskAPI()
     assert task_api.client.can_send_version(
         conductor_rpcapi.COMPUTE_TASK_VERSION)
-    assert not task_api.client.can_send_version('1.20')
-    assert not hasattr(task_api, 'migrate_server')
+    assert not task_api.client.can_send_version('1.21')
+    assert not hasattr(task_api, 'live_migrate_instance')
+
+
+def test_migrate_server_is_served(conductor):
+    """migrate_server reaches the migrate task through the RPC client: a
+    live migration, which that task does not run, comes back as the
+    task's own Invalid, not as a method the conductor lacks."""
+    ctxt = nova_context.get_admin_context()
+    task_api = conductor_api.ComputeTaskAPI()
+    assert task_api.client.can_send_version('1.20')
+    with pytest.raises(exception.Invalid) as err:
+        task_api.migrate_server(
+            ctxt, instance=None, scheduler_hint={}, live=True,
+            rebuild=False, flavor=None, block_migration=False,
+            disk_over_commit=False)
+    assert 'cold migrations and resizes only' in str(err.value)
 
 
 def test_client_and_endpoint_offer_the_same_methods():
@@ -154,7 +170,7 @@ def test_client_and_endpoint_offer_the_same_methods():
 
     assert methods(conductor_manager.ComputeTaskManager) == methods(
         conductor_rpcapi.ComputeTaskAPI) == {
-        'build_instances', 'schedule_and_build_instances',
+        'build_instances', 'schedule_and_build_instances', 'migrate_server',
         'unshelve_instance'}
     assert conductor_manager.ComputeTaskManager.target.version == (
         conductor_rpcapi.COMPUTE_TASK_VERSION)
