@@ -73,6 +73,8 @@ def test_shelve_offload_attach_unshelve(cloud, demo_api, admin_api,
     assert admin_api.get_server(server['id'])['OS-EXT-SRV-ATTR:host'] == host
     assert _allocations(server['id'])
     (bdm,) = cinder.bdms(server['id'])
+    # Connected beside the root disk, not in its place.
+    assert bdm.device_name == '/dev/vdb'
     assert bdm.device_name in guest.volumes
     volume = volumes.get(volume['id'])
     assert volume['status'] == 'in-use'

@@ -91,6 +91,9 @@ def unshelve_instance(collab, context, instance, image, filter_properties,
     instance.task_state = task_states.SPAWNING
     instance.save(expected_task_state=[task_states.UNSHELVING])
     bdms = block_devices.get_bdms(context, instance)
+    # Volumes attached while offloaded get their names now, after the
+    # root disk's.
+    block_devices.default_device_names(instance, bdms)
     node = node or collab.driver.nodename
     with collab.rt.instance_claim(context, instance, node, None, None):
         network_info = collab.network_api.setup_instance_network_on_host(
