@@ -190,6 +190,11 @@ def get_adapter(group, context=None, admin=False, **overrides):
             ContextAuthPlugin(token, getattr(context, 'service_catalog',
                                              None),
                               fallback=service_auth(group))
+    # One request id across the services: the peers log the caller's
+    # (X-OpenStack-Request-ID), as Placement's client already sends it.
+    global_id = getattr(context, 'global_id', None)
+    if global_id:
+        overrides.setdefault('global_request_id', global_id)
     return ks_loading.load_adapter_from_conf_options(
         CONF, group, session=_session(group), auth=auth, **overrides)
 

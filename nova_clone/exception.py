@@ -171,6 +171,18 @@ class UnexpectedDeletingTaskStateError(UnexpectedTaskStateError):
     pass
 
 
+class InstanceNotReady(Conflict):
+    msg_fmt = 'Instance %(instance_id)s is not ready'
+
+
+class ConsoleNotAvailable(NotFound):
+    msg_fmt = 'Guest does not have a console available.'
+
+
+class TriggerCrashDumpNotSupported(Invalid):
+    msg_fmt = 'Triggering crash dump is not supported'
+
+
 class InstanceNotRunning(Invalid):
     msg_fmt = 'Instance %(instance_id)s is not running.'
 
@@ -292,6 +304,14 @@ class ImageServiceUnavailable(NovaException):
 
 
 # -- Networks and ports (Neutron) -------------------------------------------
+
+class NetworkNotFoundForInstance(Invalid):
+    msg_fmt = 'Network could not be found for instance %(instance_id)s.'
+
+
+class FixedIpNotFoundForSpecificInstance(NotFound):
+    msg_fmt = "Instance %(instance_uuid)s doesn't have fixed IP '%(ip)s'."
+
 
 class NetworkNotFound(NotFound):
     msg_fmt = 'Network %(network_id)s could not be found.'
@@ -613,6 +633,26 @@ class MoveInterrupted(NovaException):
                'instance was %(task_state)s')
 
 
+class MigrationError(NovaException):
+    msg_fmt = 'Migration error: %(reason)s'
+
+
+class MigrationPreCheckError(MigrationError):
+    msg_fmt = 'Migration pre-check error: %(reason)s'
+
+
+class InvalidHypervisorType(Invalid):
+    msg_fmt = 'The supplied hypervisor type of is invalid.'
+
+
+class InvalidCPUInfo(Invalid):
+    msg_fmt = 'Unacceptable CPU info: %(reason)s'
+
+
+class NoActiveMigrationForInstance(NotFound):
+    msg_fmt = 'Active live migration for instance %(instance_id)s not found'
+
+
 # -- Cells, mappings and build requests -------------------------------------
 
 class CellMappingNotFound(NotFound):
@@ -725,6 +765,18 @@ class ComputeHostNotFoundById(NotFound):
     msg_fmt = 'Compute host with id %(compute_id)s could not be found.'
 
 
+class HostNotFound(NotFound):
+    msg_fmt = 'Host %(host)s could not be found.'
+
+
+class TaskAlreadyRunning(NovaException):
+    msg_fmt = 'Task %(task_name)s is already running on host %(host)s'
+
+
+class TaskNotRunning(NovaException):
+    msg_fmt = 'Task %(task_name)s is not running on host %(host)s'
+
+
 class ComputeServiceUnavailable(NovaException):
     msg_fmt = 'Compute service of %(host)s is unavailable at this time.'
 
@@ -782,4 +834,3 @@ class InvalidSharedStorage(Invalid):
 
 class InvalidLocalStorage(Invalid):
     msg_fmt = '%(path)s is not on local storage: %(reason)s'
-

@@ -277,6 +277,31 @@ def check_server_create(context, flavor, min_count=1, max_count=1,
         allowed=', '.join(str(limits[r]) for r in overs))
 
 
+def recheck_server_create(context, flavor, count, project_id=None):
+    """After a boot recorded ``count`` servers: raise TooManyInstances
+    when the project is now over a limit.
+
+    Its instance mappings already count; its cores and RAM are not in a
+    cell yet, so they are added.
+    """
+    project_id = project_id or context.project_id
+    limits, instances, cells = _create_check_reads(context, project_id,
+                                                   context.user_id)
+    cores, ram = _cores_ram(context, project_id, cells=cells)
+    requested = {'instances': count, 'cores': flavor.vcpus * count,
+                 'ram': flavor.memory_mb * count}
+    before = {'instances': instances - count, 'cores': cores, 'ram': ram}
+    overs = [res for res in ('instances', 'cores', 'ram')
+             if limits[res] is not None and
+             0 <= limits[res] < before[res] + requested[res]]
+    if overs:
+        raise exception.TooManyInstances(
+            overs=', '.join(overs),
+            req=', '.join(str(requested[r]) for r in overs),
+            used=', '.join(str(before[r]) for r in overs),
+            allowed=', '.join(str(limits[r]) for r in overs))
+
+
 def check_keypairs(context, user_id, count=1):
     limit = get_limits_for(context, context.project_id, user_id)[
         'key_pairs']

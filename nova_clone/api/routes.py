@@ -14,32 +14,62 @@ SERVER_ACTION_FAMILIES.  The compute API method it calls declares its
 precondition (``@preconditions.checked('<key>')``).
 """
 
+from nova_clone.api.controllers import admin_actions
+from nova_clone.api.controllers import assisted_volume_snapshots
 from nova_clone.api.controllers import availability_zone
+from nova_clone.api.controllers import console_output
 from nova_clone.api.controllers import extensions
 from nova_clone.api.controllers import flavor_access
 from nova_clone.api.controllers import flavor_extra_specs
 from nova_clone.api.controllers import flavors
+from nova_clone.api.controllers import floating_ip_pools
+from nova_clone.api.controllers import floating_ips
+from nova_clone.api.controllers import hosts
 from nova_clone.api.controllers import hypervisors
+from nova_clone.api.controllers import images
 from nova_clone.api.controllers import instance_actions
+from nova_clone.api.controllers import instance_usage_audit_log
 from nova_clone.api.controllers import keypairs
 from nova_clone.api.controllers import limits
+from nova_clone.api.controllers import lock_server
 from nova_clone.api.controllers import migrate_server
 from nova_clone.api.controllers import migrations
+from nova_clone.api.controllers import multinic
+from nova_clone.api.controllers import networks
+from nova_clone.api.controllers import pause_server
+from nova_clone.api.controllers import power
 from nova_clone.api.controllers import quota_classes
 from nova_clone.api.controllers import quota_sets
 from nova_clone.api.controllers import removed
+from nova_clone.api.controllers import security_groups
+from nova_clone.api.controllers import server_diagnostics
 from nova_clone.api.controllers import server_external_events
 from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import services
 from nova_clone.api.controllers import shelve
+from nova_clone.api.controllers import simple_tenant_usage
+from nova_clone.api.controllers import snapshots
+from nova_clone.api.controllers import suspend_server
+from nova_clone.api.controllers import tenant_networks
 from nova_clone.api.controllers import volume_attachments
+from nova_clone.api.controllers import volumes
 from nova_clone.api import resource
 
 # The controllers of POST /servers/{server_id}/action, one per family.
-SERVER_ACTION_FAMILIES = (migrate_server.MigrateServerController,
-                          shelve.ShelveController)
+SERVER_ACTION_FAMILIES = (
+    migrate_server.MigrateServerController,
+    power.ServerPowerController,
+    pause_server.PauseServerController,
+    suspend_server.SuspendServerController,
+    lock_server.LockServerController,
+    admin_actions.AdminActionsController,
+    console_output.ConsoleOutputController,
+    floating_ips.FloatingIPActionController,
+    multinic.MultinicController,
+    shelve.ShelveController,
+)
 
 
 def _build():
@@ -60,6 +90,24 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
+    diagnostics = server_diagnostics.ServerDiagnosticsController()
+    usage = simple_tenant_usage.SimpleTenantUsageController()
+    hst = hosts.HostController()
+    img = images.ImagesController()
+    img_meta = images.ImageMetadataController()
+    nets = networks.NetworkController()
+    tnets = tenant_networks.TenantNetworkController()
+    sgs = security_groups.SecurityGroupController()
+    sg_rules = security_groups.SecurityGroupRulesController()
+    server_sgs = security_groups.ServerSecurityGroupController()
+    fips = floating_ips.FloatingIPController()
+    pools = floating_ip_pools.FloatingIPPoolsController()
+    vols = volumes.VolumeController()
+    snaps = snapshots.SnapshotController()
+    avs = assisted_volume_snapshots.AssistedVolumeSnapshotsController()
+    audit_log = instance_usage_audit_log.InstanceUsageAuditLogController()
+    # nova-network's writes, removed in 18.0.0 and 21.0.0.
+    gone = removed.RemovedController('21.0.0').gone
     vol_att = volume_attachments.VolumeAttachmentController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
@@ -110,6 +158,7 @@ def _build():
         ('/servers/{server_id}/tags/{tag}', {
             'GET': tags.show, 'PUT': tags.update, 'DELETE': tags.delete}),
         ('/servers/{server_id}/os-instance-actions', {'GET': actions.index}),
+        ('/servers/{server_id}/diagnostics', {'GET': diagnostics.index}),
         ('/servers/{server_id}/os-instance-actions/{request_id}', {
             'GET': actions.show}),
         ('/servers/{server_id}/os-volume_attachments', {
@@ -134,6 +183,58 @@ def _build():
         ('/os-migrations', {'GET': migrations.MigrationsController().index}),
         ('/os-availability-zone', {'GET': az.index}),
         ('/os-availability-zone/detail', {'GET': az.detail}),
+
+        ('/os-simple-tenant-usage', {'GET': usage.index}),
+        ('/os-simple-tenant-usage/{tenant_id}', {'GET': usage.show}),
+        ('/os-instance_usage_audit_log', {'GET': audit_log.index}),
+        ('/os-instance_usage_audit_log/{before_timestamp}', {
+            'GET': audit_log.show}),
+
+        ('/os-hosts', {'GET': hst.index}),
+        ('/os-hosts/{host_name}', {'GET': hst.show, 'PUT': hst.update}),
+        ('/os-hosts/{host_name}/startup', {'GET': hst.startup}),
+        ('/os-hosts/{host_name}/shutdown', {'GET': hst.shutdown}),
+        ('/os-hosts/{host_name}/reboot', {'GET': hst.reboot}),
+
+        ('/images', {'GET': img.index}),
+        ('/images/detail', {'GET': img.detail}),
+        ('/images/{image_id}', {'GET': img.show, 'DELETE': img.delete}),
+        ('/images/{image_id}/metadata', {
+            'GET': img_meta.index, 'POST': img_meta.create,
+            'PUT': img_meta.update_all}),
+        ('/images/{image_id}/metadata/{key}', {
+            'GET': img_meta.show, 'PUT': img_meta.update,
+            'DELETE': img_meta.delete}),
+
+        ('/os-networks', {'GET': nets.index, 'POST': gone}),
+        ('/os-networks/add', {'POST': gone}),
+        ('/os-networks/{network_id}', {'GET': nets.show, 'DELETE': gone}),
+        ('/os-networks/{network_id}/action', {'POST': gone}),
+        ('/os-tenant-networks', {'GET': tnets.index, 'POST': gone}),
+        ('/os-tenant-networks/{network_id}', {'GET': tnets.show,
+                                              'DELETE': gone}),
+        ('/os-security-groups', {'GET': sgs.index, 'POST': sgs.create}),
+        ('/os-security-groups/{security_group_id}', {
+            'GET': sgs.show, 'PUT': sgs.update, 'DELETE': sgs.delete}),
+        ('/os-security-group-rules', {'POST': sg_rules.create}),
+        ('/os-security-group-rules/{rule_id}', {'DELETE': sg_rules.delete}),
+        ('/servers/{server_id}/os-security-groups', {
+            'GET': server_sgs.index}),
+        ('/os-floating-ips', {'GET': fips.index, 'POST': fips.create}),
+        ('/os-floating-ips/{floating_ip_id}', {'GET': fips.show,
+                                               'DELETE': fips.delete}),
+        ('/os-floating-ip-pools', {'GET': pools.index}),
+        ('/os-volumes', {'GET': vols.index, 'POST': vols.create}),
+        ('/os-volumes/detail', {'GET': vols.detail}),
+        ('/os-volumes/{volume_id}', {'GET': vols.show,
+                                     'DELETE': vols.delete}),
+        ('/os-snapshots', {'GET': snaps.index, 'POST': snaps.create}),
+        ('/os-snapshots/detail', {'GET': snaps.detail}),
+        ('/os-assisted-volume-snapshots', {'POST': avs.create}),
+        ('/os-assisted-volume-snapshots/{snapshot_id}', {
+            'DELETE': avs.delete}),
+        ('/os-snapshots/{snapshot_id}', {'GET': snaps.show,
+                                         'DELETE': snaps.delete}),
     ]
     table.extend(removed.routes())
     return table

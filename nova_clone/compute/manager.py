@@ -15,12 +15,15 @@ from nova_clone.compute.host import build
 from nova_clone.compute.host import collaborators
 from nova_clone.compute.host import delete
 from nova_clone.compute.host import events as compute_events
+from nova_clone.compute.host import multinic
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
+from nova_clone.compute.host import power
 from nova_clone.compute.host import resize
 from nova_clone.compute.host import resource_tracker
 from nova_clone.compute.host import shelve
 from nova_clone.compute.host import startup
+from nova_clone.compute.host import usage_audit
 from nova_clone.compute.host import volumes
 from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
@@ -117,6 +120,71 @@ class ComputeManager(manager.Manager):
         """Cast: delete the instance's guest, resources and row."""
         delete.terminate_instance(self.collaborators, context, instance,
                                   bdms)
+
+    # Power and state actions (host/power.py): an event per call; on
+    # failure a fault and no task_state left behind.
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def stop_instance(self, context, instance, clean_shutdown=True):
+        power.stop_instance(self.collaborators, context, instance,
+                            clean_shutdown)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def start_instance(self, context, instance):
+        power.start_instance(self.collaborators, context, instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def reboot_instance(self, context, instance, block_device_info,
+                        reboot_type):
+        power.reboot_instance(self.collaborators, context, instance,
+                              block_device_info, reboot_type)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def pause_instance(self, context, instance):
+        power.pause_instance(self.collaborators, context, instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def unpause_instance(self, context, instance):
+        power.unpause_instance(self.collaborators, context, instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def suspend_instance(self, context, instance):
+        power.suspend_instance(self.collaborators, context, instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.reverts_task_state
+    @compute_utils.wrap_instance_fault
+    def resume_instance(self, context, instance):
+        power.resume_instance(self.collaborators, context, instance)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def trigger_crash_dump(self, context, instance):
+        power.trigger_crash_dump(self.collaborators, context, instance)
+
+    def get_console_output(self, context, instance, tail_length):
+        """Call: the guest's console log (its last lines)."""
+        return power.get_console_output(self.collaborators, instance,
+                                        tail_length)
+
+    def get_diagnostics(self, context, instance):
+        """Call: the driver's free-form diagnostics (before 2.48)."""
+        return power.get_diagnostics(self.collaborators, instance)
+
+    def get_instance_diagnostics(self, context, instance):
+        """Call: the diagnostics in the 2.48 structure."""
+        return power.get_instance_diagnostics(self.collaborators, instance)
 
     # Resize and cold migration (compute/host/resize.py): each step runs
     # under the instance's lock, recorded as an event of its action.
@@ -221,16 +289,33 @@ class ComputeManager(manager.Manager):
                                  image, filter_properties, node,
                                  request_spec=request_spec)
 
-    @compute_utils.wrap_instance_event(prefix='compute')
-    @compute_utils.wrap_instance_fault
-    def start_instance(self, context, instance):
-        """Cast: power a stopped guest on."""
-        shelve.start_instance(self.collaborators, context, instance)
 
     def external_instance_event(self, context, instances, events):
         """Cast from nova-api: Neutron's and Cinder's events."""
         compute_events.external_instance_event(self.collaborators, context,
                                                instances, events)
+
+    def add_fixed_ip_to_instance(self, context, network_id, instance):
+        """Cast from the API: addFixedIp (multinic, to 2.43)."""
+        multinic.add_fixed_ip(self.collaborators, context, instance,
+                              network_id)
+
+    def remove_fixed_ip_from_instance(self, context, address, instance):
+        """Cast from the API: removeFixedIp (multinic, to 2.43)."""
+        multinic.remove_fixed_ip(self.collaborators, context, instance,
+                                 address)
+
+    def volume_snapshot_create(self, context, instance, volume_id,
+                               create_info):
+        """Cast from the API: Cinder asks for a snapshot of an attached
+        volume (os-assisted-volume-snapshots)."""
+        self.driver.volume_snapshot_create(context, instance, volume_id,
+                                           create_info)
+
+    def volume_snapshot_delete(self, context, instance, volume_id,
+                               snapshot_id, delete_info):
+        self.driver.volume_snapshot_delete(context, instance, volume_id,
+                                           snapshot_id, delete_info)
 
     def set_host_enabled(self, context, enabled):
         """Call from the API when the service is enabled or disabled."""
@@ -239,6 +324,14 @@ class ComputeManager(manager.Manager):
     def get_host_uptime(self, context):
         """Call from the API: GET /os-hypervisors/{id}/uptime."""
         return self.driver.get_host_uptime()
+
+    def host_power_action(self, context, action):
+        """Call from the API: GET /os-hosts/{host}/{startup,...}."""
+        return self.driver.host_power_action(action)
+
+    def host_maintenance_mode(self, context, host, mode):
+        """Call from the API: PUT /os-hosts/{host} maintenance_mode."""
+        return self.driver.host_maintenance_mode(host, mode)
 
     # -- service hooks -----------------------------------------------------
 
@@ -281,6 +374,10 @@ class ComputeManager(manager.Manager):
     @periodic_task.periodic_task
     def _sync_power_states(self, context):
         periodic.sync_power_states(self.collaborators, context)
+
+    @periodic_task.periodic_task
+    def _instance_usage_audit(self, context):
+        usage_audit.instance_usage_audit(self.collaborators, context)
 
     @periodic_task.periodic_task
     def _poll_shelved_instances(self, context):

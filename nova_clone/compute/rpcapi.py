@@ -11,7 +11,7 @@ History kept as Nova's (only the versions this client sends):
         finish_resize, confirm_resize, revert_resize,
         finish_revert_resize, reserve_block_device_name, attach_volume,
         detach_volume, swap_volume, shelve_instance,
-        shelve_offload_instance, unshelve_instance, start_instance ...)
+        shelve_offload_instance, unshelve_instance ...)
   6.5 - the compute-alt topic
 """
 
@@ -103,6 +103,57 @@ class ComputeAPI:
         cctxt = self._prepare(ctxt, _compute_host(None, instance))
         cctxt.cast(ctxt, 'terminate_instance', instance=instance, bdms=bdms)
 
+    # -- power and state (6.0 baseline) ------------------------------------
+
+    def _instance_cast(self, ctxt, method, instance, **kwargs):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, method, instance=instance, **kwargs)
+
+    def _instance_call(self, ctxt, method, instance, **kwargs):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, method, instance=instance, **kwargs)
+
+    def stop_instance(self, ctxt, instance, do_cast=True,
+                      clean_shutdown=True):
+        send = self._instance_cast if do_cast else self._instance_call
+        return send(ctxt, 'stop_instance', instance,
+                    clean_shutdown=clean_shutdown)
+
+    def start_instance(self, ctxt, instance):
+        self._instance_cast(ctxt, 'start_instance', instance)
+
+    def reboot_instance(self, ctxt, instance, block_device_info,
+                        reboot_type):
+        self._instance_cast(ctxt, 'reboot_instance', instance,
+                            block_device_info=block_device_info,
+                            reboot_type=reboot_type)
+
+    def pause_instance(self, ctxt, instance):
+        self._instance_cast(ctxt, 'pause_instance', instance)
+
+    def unpause_instance(self, ctxt, instance):
+        self._instance_cast(ctxt, 'unpause_instance', instance)
+
+    def suspend_instance(self, ctxt, instance):
+        self._instance_cast(ctxt, 'suspend_instance', instance)
+
+    def resume_instance(self, ctxt, instance):
+        self._instance_cast(ctxt, 'resume_instance', instance)
+
+    def trigger_crash_dump(self, ctxt, instance):
+        self._instance_cast(ctxt, 'trigger_crash_dump', instance)
+
+    def get_console_output(self, ctxt, instance, tail_length):
+        return self._instance_call(ctxt, 'get_console_output', instance,
+                                   tail_length=tail_length)
+
+    def get_diagnostics(self, ctxt, instance):
+        return self._instance_call(ctxt, 'get_diagnostics', instance)
+
+    def get_instance_diagnostics(self, ctxt, instance):
+        return self._instance_call(ctxt, 'get_instance_diagnostics',
+                                   instance)
+
     # -- resize / cold migration -------------------------------------------
 
     def prep_resize(self, ctxt, instance, image, flavor, host, migration,
@@ -145,6 +196,32 @@ class ComputeAPI:
         cctxt = self._prepare(ctxt, host, alt=True)
         cctxt.cast(ctxt, 'finish_revert_resize', instance=instance,
                    migration=migration, request_spec=request_spec)
+
+    # -- Cinder-assisted volume snapshots -----------------------------------
+
+    def volume_snapshot_create(self, ctxt, instance, volume_id, create_info):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'volume_snapshot_create', instance=instance,
+                   volume_id=volume_id, create_info=create_info)
+
+    def volume_snapshot_delete(self, ctxt, instance, volume_id, snapshot_id,
+                               delete_info):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'volume_snapshot_delete', instance=instance,
+                   volume_id=volume_id, snapshot_id=snapshot_id,
+                   delete_info=delete_info)
+
+    # -- networks ----------------------------------------------------------
+
+    def add_fixed_ip_to_instance(self, ctxt, instance, network_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'add_fixed_ip_to_instance', network_id=network_id,
+                   instance=instance)
+
+    def remove_fixed_ip_from_instance(self, ctxt, instance, address):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'remove_fixed_ip_from_instance', address=address,
+                   instance=instance)
 
     # -- volumes -----------------------------------------------------------
 
@@ -197,9 +274,6 @@ class ComputeAPI:
                    node=node, request_spec=request_spec,
                    accel_uuids=accel_uuids)
 
-    def start_instance(self, ctxt, instance):
-        cctxt = self._prepare(ctxt, _compute_host(None, instance))
-        cctxt.cast(ctxt, 'start_instance', instance=instance)
 
     # -- host ------------------------------------------------------------
 
@@ -210,6 +284,15 @@ class ComputeAPI:
     def get_host_uptime(self, ctxt, host):
         cctxt = self._prepare(ctxt, host)
         return cctxt.call(ctxt, 'get_host_uptime')
+
+    def host_power_action(self, ctxt, host, action):
+        cctxt = self._prepare(ctxt, host)
+        return cctxt.call(ctxt, 'host_power_action', action=action)
+
+    def host_maintenance_mode(self, ctxt, host, host_param, mode):
+        cctxt = self._prepare(ctxt, host)
+        return cctxt.call(ctxt, 'host_maintenance_mode', host=host_param,
+                          mode=mode)
 
     # -- events ------------------------------------------------------------
 

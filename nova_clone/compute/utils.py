@@ -138,6 +138,35 @@ def wrap_instance_fault(function):
     return wrapper
 
 
+def reverts_task_state(function):
+    """Clear the task_state when the wrapped manager method fails, so
+    that no task stays set on an instance nobody works on."""
+    @functools.wraps(function)
+    def wrapper(self, context, *args, **kwargs):
+        try:
+            return function(self, context, *args, **kwargs)
+        except exception.UnexpectedTaskStateError:
+            # Another operation owns the instance now: leave its task.
+            raise
+        except Exception:
+            with excutils.save_and_reraise_exception():
+                instance = _get_call_arg(
+                    function, 'instance', (self, context) + args, kwargs)
+                _clear_task_state(instance)
+    return wrapper
+
+
+def _clear_task_state(instance):
+    try:
+        instance.task_state = None
+        instance.save()
+    except exception.InstanceNotFound:
+        pass
+    except Exception:
+        LOG.exception('Could not clear the task_state of %s',
+                      instance.uuid)
+
+
 # -- instance faults --------------------------------------------------------
 
 def exception_to_dict(fault, message=None):

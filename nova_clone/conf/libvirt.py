@@ -12,10 +12,31 @@ libvirt_opts = [
     cfg.StrOpt('images_type', default='qcow2', choices=['qcow2', 'raw'],
                help='Format of instance disks.'),
     cfg.StrOpt('live_migration_uri',
-               help='Deprecated in Nova; kept for config compatibility.'),
-    cfg.StrOpt('live_migration_scheme', help='Scheme of the migration URI.'),
+               help='libvirt URI of a live migration\'s destination, %s '
+                    'standing for its host name (deprecated in Nova for '
+                    'live_migration_scheme); unset: the destination\'s '
+                    'own connection_uri when it names a socket or host, '
+                    'else qemu+<scheme>://<host>/system.'),
+    cfg.StrOpt('live_migration_scheme',
+               help='Scheme of the destination\'s libvirt URI (tcp '
+                    'when unset).'),
     cfg.IntOpt('live_migration_completion_timeout', default=800, min=0,
-               help='Seconds per GiB before a live migration is aborted.'),
+               help='Seconds per GiB of data to copy (guest memory, at '
+                    'least 2 GiB, plus the local disks of a block '
+                    'migration) a live migration may take before '
+                    'live_migration_timeout_action is taken; 0 waits '
+                    'forever.'),
+    cfg.StrOpt('live_migration_timeout_action', default='abort',
+               choices=['abort', 'force_complete'],
+               help='What an overdue live migration gets: abort it, or '
+                    'pause the guest so the copy converges.'),
+    cfg.IntOpt('live_migration_bandwidth', default=0, min=0,
+               help='Cap of a live migration\'s copy in MiB/s; 0 leaves '
+                    'it to libvirt.'),
+    cfg.HostAddressOpt('live_migration_inbound_addr',
+                       help='Address other hosts send live migration '
+                            'traffic to this one on; unset: libvirt\'s '
+                            'migration_host.'),
 ]
 
 

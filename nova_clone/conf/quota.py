@@ -21,6 +21,11 @@ quota_opts = [
                help='Server groups per project.'),
     cfg.IntOpt('server_group_members', default=10, min=-1,
                help='Servers per server group.'),
+    cfg.BoolOpt('recheck_quota', default=True,
+                help='Count usage again after a boot has recorded its '
+                     'servers, and refuse the boot if parallel requests '
+                     'took the room meanwhile (both may then be refused, '
+                     'never both accepted over the limit).'),
     cfg.StrOpt('driver', default='nova.quota.DbQuotaDriver',
                help='Quota driver; only the database driver is supported.'),
 ]

@@ -79,6 +79,10 @@ class API:
         _raise_for(resp, image_id)
         return resp
 
+    def endpoint(self, context):
+        """Glance's URL as the catalog (or [glance]) gives it."""
+        return self._adapter(context).get_endpoint()
+
     def get(self, context, image_id, include_locations=False,
             show_deleted=True):
         resp = self._call(context, 'GET', '/v2/images/%s' % image_id,

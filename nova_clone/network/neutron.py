@@ -423,6 +423,41 @@ class API:
 
     # -- the network model --------------------------------------------------
 
+    def add_fixed_ip_to_instance(self, context, instance, network_id):
+        """One more address from ``network_id`` on the server's port there
+        (multinic); the refreshed network model."""
+        admin = self._client(context, admin=True)
+        subnets = admin('GET', '/v2.0/subnets',
+                        params={'network_id': network_id})['subnets']
+        ports = admin('GET', '/v2.0/ports', params={
+            'device_id': instance.uuid, 'network_id': network_id})['ports']
+        for port in ports:
+            for subnet in subnets:
+                wanted = port['fixed_ips'] + [{'subnet_id': subnet['id']}]
+                try:
+                    admin('PUT', '/v2.0/ports/%s' % port['id'],
+                          json={'port': {'fixed_ips': wanted}})
+                except NeutronClientError as exc:
+                    LOG.debug('No address from subnet %s on port %s: %s',
+                              subnet['id'], port['id'], exc)
+                    continue
+                return self._build_network_info(context, instance)
+        raise exception.NetworkNotFoundForInstance(instance_id=instance.uuid)
+
+    def remove_fixed_ip_from_instance(self, context, instance, address):
+        admin = self._client(context, admin=True)
+        ports = admin('GET', '/v2.0/ports',
+                      params={'device_id': instance.uuid})['ports']
+        for port in ports:
+            kept = [ip for ip in port['fixed_ips']
+                    if ip['ip_address'] != address]
+            if len(kept) != len(port['fixed_ips']):
+                admin('PUT', '/v2.0/ports/%s' % port['id'],
+                      json={'port': {'fixed_ips': kept}})
+                return self._build_network_info(context, instance)
+        raise exception.FixedIpNotFoundForSpecificInstance(
+            instance_uuid=instance.uuid, ip=address)
+
     def get_instance_nw_info(self, context, instance, **kwargs):
         """The server's network model, fresh from Neutron (cache refreshed)."""
         return self._build_network_info(context, instance)
@@ -439,7 +474,13 @@ class API:
         rank = {pid: n for n, pid in enumerate(list(cached) + list(order))}
         ports.sort(key=lambda p: rank.get(p['id'], len(rank)))
         net_ids = sorted({p['network_id'] for p in ports})
-        nets, subnets = {}, {}
+        nets, subnets, floating = {}, {}, {}
+        if ports:
+            for fip in admin('GET', '/v2.0/floatingips', params={
+                    'port_id': [p['id'] for p in ports]})['floatingips']:
+                floating.setdefault(
+                    (fip['port_id'], fip['fixed_ip_address']), []).append(
+                        fip['floating_ip_address'])
         if net_ids:
             nets = {n['id']: n for n in admin('GET', '/v2.0/networks', params={
                 'id': net_ids})['networks']}
@@ -448,7 +489,7 @@ class API:
                 params={'network_id': net_ids})['subnets']}
         info = model.NetworkInfo(
             _vif(port, nets.get(port['network_id'], {}), subnets,
-                 port['id'] in preserve) for port in ports)
+                 port['id'] in preserve, floating) for port in ports)
         _save_cache(instance, info, save=save)
         return info
 
@@ -583,7 +624,8 @@ class API:
             context, [instance], detailed=detailed).get(instance.uuid, [])
 
 
-def _vif(port, net, subnets, preserve):
+def _vif(port, net, subnets, preserve, floating):
+    """``floating``: {(port id, fixed address): [floating addresses]}."""
     ips_by_subnet = {}
     for ip in port.get('fixed_ips', []):
         ips_by_subnet.setdefault(ip['subnet_id'], []).append(ip['ip_address'])
@@ -599,7 +641,10 @@ def _vif(port, net, subnets, preserve):
                        'version': version}
         model_subnets.append({
             'cidr': sub['cidr'], 'version': version, 'gateway': gateway,
-            'ips': [{'address': a, 'type': 'fixed', 'version': version}
+            'ips': [{'address': a, 'type': 'fixed', 'version': version,
+                     'floating_ips': [
+                         {'address': f, 'type': 'floating', 'version': 4}
+                         for f in floating.get((port['id'], a), ())]}
                     for a in addresses],
             'dns': [{'address': d, 'type': 'dns', 'version': version}
                     for d in sub.get('dns_nameservers', [])],

@@ -1,7 +1,8 @@
 """What a boot asked for: networks, ports, fixed IPs, or 'auto'/'none'.
 
 ``normalize`` accepts Nova's NetworkRequestList (items with network_id,
-address, port_id, tag), a list of such tuples or dicts, or None, and
+address, port_id, tag), a list of such tuples or dicts, 'auto', 'none'
+or None, and
 returns a ``Requests`` list the Neutron client can read the same way.
 """
 
@@ -64,5 +65,8 @@ def normalize(requested_networks):
         return Requests()
     if isinstance(requested_networks, Requests):
         return requested_networks
+    if isinstance(requested_networks, str):
+        # 'auto' or 'none' as the API passes them (2.37): one request.
+        return Requests([Request(network_id=requested_networks)])
     items = getattr(requested_networks, 'objects', requested_networks)
     return Requests(_one(item) for item in items)

@@ -24,6 +24,8 @@ def register_all():
     from nova_clone.objects import instance_action  # noqa: F401
     from nova_clone.objects import instance_fault  # noqa: F401
     from nova_clone.objects import instance_info_cache  # noqa: F401
+    from nova_clone.objects import migrate_data  # noqa: F401
     from nova_clone.objects import migration  # noqa: F401
     from nova_clone.objects import service  # noqa: F401
     from nova_clone.objects import tag  # noqa: F401
+    from nova_clone.objects import task_log  # noqa: F401

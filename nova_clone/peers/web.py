@@ -109,6 +109,16 @@ class PeerApp:
 
     @webob.dec.wsgify(RequestClass=Request)
     def __call__(self, req):
+        resp = self._dispatch(req)
+        # One line per request, with the caller's request id: a request
+        # id found in Nova's log finds its calls here too.
+        LOG.info('%s %s status: %s global_request_id: %s request_id: %s',
+                 req.method, req.path_qs, resp.status_code,
+                 req.environ.get(request_id.GLOBAL_REQ_ID),
+                 req.environ.get(request_id.ENV_REQUEST_ID))
+        return resp
+
+    def _dispatch(self, req):
         path = req.path_info or '/'
         if path != '/':
             path = path.rstrip('/')

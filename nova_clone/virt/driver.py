@@ -202,6 +202,14 @@ class ComputeDriver:
     def get_diagnostics(self, instance):
         raise NotImplementedError()
 
+    def get_instance_diagnostics(self, instance):
+        """The diagnostics as a dict of the 2.48 structure (state, driver,
+        hypervisor, uptime, cpu/nic/disk/memory details...)."""
+        raise NotImplementedError()
+
+    def trigger_crash_dump(self, instance):
+        raise NotImplementedError()
+
     # -- networking ------------------------------------------------------
 
     def plug_vifs(self, instance, network_info):
@@ -316,6 +324,24 @@ class ComputeDriver:
     # -- host ------------------------------------------------------------
 
     def get_host_uptime(self):
+        raise NotImplementedError()
+
+    def volume_snapshot_create(self, context, instance, volume_id,
+                               create_info):
+        """Snapshot an attached volume's disk for Cinder."""
+        raise NotImplementedError()
+
+    def volume_snapshot_delete(self, context, instance, volume_id,
+                               snapshot_id, delete_info):
+        raise NotImplementedError()
+
+    def host_power_action(self, action):
+        """Reboot, shut down or start the host ('reboot', ...)."""
+        raise NotImplementedError()
+
+    def host_maintenance_mode(self, host, mode):
+        """Enter (mode true) or leave maintenance; 'on_maintenance' or
+        'off_maintenance'."""
         raise NotImplementedError()
 
     def manage_image_cache(self, context, all_instances):

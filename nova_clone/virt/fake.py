@@ -151,6 +151,22 @@ class FakeDriver(driver.ComputeDriver):
     def get_host_uptime(self):
         return '%.0f seconds' % (time.monotonic() - self._hv.started_at)
 
+    def volume_snapshot_create(self, context, instance, volume_id,
+                               create_info):
+        LOG.info('Snapshot %s of volume %s taken (nothing to copy)',
+                 create_info.get('snapshot_id'), volume_id)
+
+    def volume_snapshot_delete(self, context, instance, volume_id,
+                               snapshot_id, delete_info):
+        LOG.info('Snapshot %s of volume %s dropped', snapshot_id, volume_id)
+
+    def host_power_action(self, action):
+        # A pretend host: the action "succeeds" and nothing happens.
+        return action
+
+    def host_maintenance_mode(self, host, mode):
+        return 'on_maintenance' if mode else 'off_maintenance'
+
     def get_available_resource(self, nodename):
         if nodename != self.nodename:
             raise exception.HypervisorUnavailable(host=nodename)
@@ -340,6 +356,32 @@ class FakeDriver(driver.ComputeDriver):
         return {'state': power_state.name(guest.state),
                 'driver': 'fake', 'memory_mb': guest.memory_mb,
                 'num_cpus': guest.vcpus}
+
+    def get_instance_diagnostics(self, instance):
+        guest = self._guest(instance)
+        uptime = (timeutils.utcnow() - guest.created_at).total_seconds()
+        return {
+            'state': power_state.name(guest.state), 'driver': 'fake',
+            'hypervisor': 'fake', 'hypervisor_os': 'fake',
+            'uptime': int(uptime), 'config_drive': False,
+            'num_cpus': guest.vcpus, 'num_nics': len(guest.vifs),
+            'num_disks': 1 + len(guest.volumes),
+            'cpu_details': [{'id': n, 'time': 0, 'utilisation': None}
+                            for n in range(guest.vcpus)],
+            'nic_details': [{'mac_address': None, 'rx_octets': 0,
+                             'rx_errors': 0, 'rx_drop': 0, 'rx_packets': 0,
+                             'rx_rate': None, 'tx_octets': 0, 'tx_errors': 0,
+                             'tx_drop': 0, 'tx_packets': 0, 'tx_rate': None}
+                            for _vif in guest.vifs],
+            'disk_details': [{'read_bytes': 0, 'read_requests': 0,
+                              'write_bytes': 0, 'write_requests': 0,
+                              'errors_count': 0}],
+            'memory_details': {'maximum': guest.memory_mb, 'used': 0},
+        }
+
+    def trigger_crash_dump(self, instance):
+        # A fake guest has no kernel to dump; the NMI is accepted.
+        self._guest(instance)
 
     # -- networking ------------------------------------------------------
 

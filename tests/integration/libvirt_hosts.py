@@ -45,9 +45,10 @@ def flavor(name='tiny', flavorid='t1', memory_mb=128, vcpus=1, root_gb=1,
                              root_gb=root_gb, ephemeral_gb=0, swap=0)
 
 
-def make_instance():
+def make_instance(cmdline=CMDLINE):
     """The tiny guest as the compute manager would hand it over, with the
-    image properties it was booted from in its system metadata."""
+    image properties it was booted from (its kernel command line
+    ``cmdline``) in its system metadata."""
     tiny = flavor()
     return instance_obj.Instance(
         id=int(uuid.uuid4().int % 0xFFFFFFF), uuid=str(uuid.uuid4()),
@@ -56,7 +57,7 @@ def make_instance():
         ramdisk_id='ramdisk-image', flavor=tiny, display_name='tiny',
         user_id='u1', project_id='p1',
         system_metadata={'image_disk_format': 'raw',
-                         'image_os_command_line': CMDLINE})
+                         'image_os_command_line': cmdline})
 
 
 def wait_console(drv, ctx, inst, text, count=1, timeout=BOOT_TIMEOUT):

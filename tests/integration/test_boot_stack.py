@@ -8,13 +8,11 @@ import ipaddress
 import json
 import os
 import re
-import secrets
 import subprocess
 import sys
 import time
 import uuid
 
-import psutil
 import pymysql
 import pytest
 
@@ -22,7 +20,7 @@ from nova_clone.stack import procs
 from nova_clone.stack import layout as stack_layout
 from nova_clone.stack import nova as stack_nova
 from nova_clone.stack import services as stack_services
-from tests.integration.test_stack import Stack, _alive, _clone
+from tests.integration.test_stack import _alive, _clone, stack_up
 
 pytestmark = pytest.mark.integration
 
@@ -33,21 +31,10 @@ HOSTS = ('compute1', 'compute2', 'compute3')
 
 @pytest.fixture(scope='module')
 def stack(tmp_path_factory):
-    st = Stack('ncflow_' + secrets.token_hex(4),
-               tmp_path_factory.mktemp('flowstack'))
-    try:
-        st.up = _clone('stack', 'up', '--computes', '3', *st.args(),
-                       timeout=400)
-        assert st.up.returncode == 0, st.up.stdout + st.up.stderr
+    with stack_up('ncflow_', tmp_path_factory.mktemp('flowstack'),
+                  3) as st:
         _unlimited_quota(st)
         yield st
-    finally:
-        pids = st.pids()
-        if os.path.exists(os.path.join(st.state_dir, 'stack.json')):
-            _clone('stack', 'down', '--purge', *st.args(), timeout=120)
-        for pid in pids.values():
-            if _alive(pid):
-                psutil.Process(pid).kill()
 
 
 def _conn(st, cloud='admin'):

@@ -5,6 +5,7 @@ driven with the `openstack` CLI as a user would, torn down and purged at
 the end even when a test fails.
 """
 
+import contextlib
 import json
 import os
 import secrets
@@ -69,6 +70,25 @@ def _alive(pid):
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+@contextlib.contextmanager
+def stack_up(prefix, state_dir, computes):
+    """A stack of ``computes`` computes up for the block, then down with
+    its databases; whatever `down` missed is killed."""
+    st = Stack(prefix + secrets.token_hex(4), state_dir)
+    try:
+        st.up = _clone('stack', 'up', '--computes', str(computes),
+                       *st.args(), timeout=400)
+        assert st.up.returncode == 0, st.up.stdout + st.up.stderr
+        yield st
+    finally:
+        pids = st.pids()
+        if os.path.exists(os.path.join(st.state_dir, 'stack.json')):
+            _clone('stack', 'down', '--purge', *st.args(), timeout=120)
+        for pid in pids.values():
+            if _alive(pid):
+                psutil.Process(pid).kill()
 
 
 @pytest.fixture(scope='module')

@@ -92,6 +92,16 @@ def get_server(req, server_id, expected_attrs=None, for_delete=False):
     return (instance, mapping) if for_delete else instance
 
 
+def authorized_server(req, server_id, rule):
+    """(request context, instance) once ``rule`` allows the caller to act
+    on the server: what every server action starts with."""
+    context = auth.get_context(req)
+    instance = get_server(req, server_id)
+    context.can(rule, target={'project_id': instance.project_id,
+                              'user_id': instance.user_id})
+    return context, instance
+
+
 def _password():
     alphabet = string.ascii_letters + string.digits
     return ''.join(secrets.choice(alphabet) for _ in range(12))

@@ -159,3 +159,18 @@ def query(properties, strict):
     """A query-string schema; ``strict`` rejects unknown parameters."""
     return {'type': 'object', 'properties': dict(properties),
             'additionalProperties': not strict}
+
+
+# The value of an action that takes no argument: clients send null, some
+# (Tempest) an empty object.
+no_arguments = {'type': ['null', 'object'], 'additionalProperties': False}
+
+
+def server_action(key, value=no_arguments):
+    """The body of ``POST /servers/{id}/action`` whose key is ``key``."""
+    return {
+        'type': 'object',
+        'properties': {key: value},
+        'required': [key],
+        'additionalProperties': False,
+    }

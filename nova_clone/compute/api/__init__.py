@@ -22,12 +22,16 @@ from nova_clone.compute.api import build
 from nova_clone.compute.api import delete as delete_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
+from nova_clone.compute.api import power
 from nova_clone.compute.api import preconditions
 from nova_clone.compute.api import resize as resize_flow
 from nova_clone.compute.api import shelve as shelve_flow
+from nova_clone.compute.api import volume_snapshots
 from nova_clone.compute.api import volumes
+from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
+from nova_clone import quota
 
 LOG = logging.getLogger(__name__)
 
@@ -147,7 +151,6 @@ class API:
             raise exception.TooManyInstances(
                 overs='ports', req=min_count, used=0, allowed=max_count)
 
-        from nova_clone import quota
         if metadata:
             quota.check_metadata_items(context, metadata)
         count = quota.check_server_create(context, flavor, min_count,
@@ -225,6 +228,12 @@ class API:
 
         self._record_in_api_db(context, request_specs, build_requests,
                                mappings)
+        if CONF.quota.recheck_quota:
+            try:
+                quota.recheck_server_create(context, flavor, count)
+            except exception.TooManyInstances:
+                self._forget_in_api_db(context, build_requests)
+                raise
         bdm_objects = build_requests[0].block_device_mappings
         self.compute_task_api.schedule_and_build_instances(
             context, build_requests=build_requests,
@@ -246,6 +255,16 @@ class API:
                 spec.create()
                 br.create()
                 mapping.create()
+
+    @staticmethod
+    def _forget_in_api_db(context, build_requests):
+        """Undo _record_in_api_db for a boot refused after recording."""
+        from nova_clone import objects
+        uuids = [br.instance_uuid for br in build_requests]
+        for br in build_requests:
+            br.destroy()
+        objects.RequestSpec.destroy_bulk(context, uuids)
+        objects.InstanceMappingList.destroy_bulk(context, uuids)
 
     # -- read ----------------------------------------------------------------
     def get(self, context, instance_id, expected_attrs=None,
@@ -311,6 +330,58 @@ class API:
         get_for_delete."""
         delete_flow.delete(self, context, instance, mapping=mapping)
 
+    # -- power and state actions (power.py) ---------------------------------
+    @preconditions.checked('os-stop')
+    def stop(self, context, instance, clean_shutdown=True):
+        power.stop(self, context, instance, clean_shutdown)
+
+    @preconditions.checked('os-start')
+    def start(self, context, instance):
+        power.start(self, context, instance)
+
+    def reboot(self, context, instance, reboot_type):
+        preconditions.check(context, instance, 'reboot' if reboot_type ==
+                            power.SOFT else 'reboot:HARD')
+        power.reboot(self, context, instance, reboot_type)
+
+    @preconditions.checked('pause')
+    def pause(self, context, instance):
+        power.simple_action(self, context, instance, 'pause')
+
+    @preconditions.checked('unpause')
+    def unpause(self, context, instance):
+        power.simple_action(self, context, instance, 'unpause')
+
+    @preconditions.checked('suspend')
+    def suspend(self, context, instance):
+        power.simple_action(self, context, instance, 'suspend')
+
+    @preconditions.checked('resume')
+    def resume(self, context, instance):
+        power.simple_action(self, context, instance, 'resume')
+
+    @preconditions.checked('trigger_crash_dump')
+    def trigger_crash_dump(self, context, instance):
+        power.trigger_crash_dump(self, context, instance)
+
+    @preconditions.checked('lock')
+    def lock(self, context, instance, reason=None):
+        power.lock(context, instance, reason)
+
+    @preconditions.checked('unlock')
+    def unlock(self, context, instance):
+        power.unlock(context, instance)
+
+    def reset_state(self, context, instance, state):
+        power.reset_state(context, instance, state)
+
+    def get_console_output(self, context, instance, tail_length=None):
+        return power.get_console_output(self, context, instance,
+                                        tail_length)
+
+    def get_diagnostics(self, context, instance, structured=False):
+        return power.get_diagnostics(self, context, instance, structured)
+
     # -- resize and cold migration -----------------------------------------
     @preconditions.checked('resize')
     def resize(self, context, instance, flavor_id, auto_disk_config=None):
@@ -329,6 +400,42 @@ class API:
     @preconditions.checked('revertResize')
     def revert_resize(self, context, instance):
         resize_flow.revert_resize(self, context, instance.uuid)
+
+    # -- Cinder-assisted volume snapshots ---------------------------------
+    def volume_snapshot_create(self, context, volume_id, create_info):
+        instance = volume_snapshots.attached_instance(
+            context, self.volume_api, volume_id)
+        self._volume_snapshot(context, instance,
+                              self.compute_rpcapi.volume_snapshot_create,
+                              volume_id=volume_id, create_info=create_info)
+        return {'snapshot': {'id': create_info.get('id'),
+                             'volumeId': volume_id}}
+
+    def volume_snapshot_delete(self, context, volume_id, snapshot_id,
+                               delete_info):
+        instance = volume_snapshots.attached_instance(
+            context, self.volume_api, volume_id)
+        self._volume_snapshot(context, instance,
+                              self.compute_rpcapi.volume_snapshot_delete,
+                              volume_id=volume_id, snapshot_id=snapshot_id,
+                              delete_info=delete_info)
+
+    @preconditions.checked('volume_snapshot')
+    def _volume_snapshot(self, context, instance, cast, **kwargs):
+        if not instance.host:
+            raise exception.InstanceNotReady(instance_id=instance.uuid)
+        cast(context, instance, **kwargs)
+
+    # -- multinic ---------------------------------------------------------
+    @preconditions.checked('addFixedIp')
+    def add_fixed_ip(self, context, instance, network_id):
+        self.compute_rpcapi.add_fixed_ip_to_instance(
+            context, instance=instance, network_id=network_id)
+
+    @preconditions.checked('removeFixedIp')
+    def remove_fixed_ip(self, context, instance, address):
+        self.compute_rpcapi.remove_fixed_ip_from_instance(
+            context, instance=instance, address=address)
 
     # -- volumes -------------------------------------------------------------
     @preconditions.checked('attach_volume')

@@ -73,7 +73,7 @@ class Collaborators:
     @property
     def compute_rpcapi(self):
         """The peer computes: the next step of a move runs on another
-        host."""
+        host; the power state sync casts a stop to this one."""
         if self._compute_rpcapi is None:
             self._compute_rpcapi = compute_rpcapi.get_compute_rpcapi()
         return self._compute_rpcapi

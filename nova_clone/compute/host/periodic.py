@@ -7,7 +7,9 @@ deleted in the database is logged, powered off or reaped.
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_clone.compute.api import power as api_power
 from nova_clone.compute.host import block_devices
+from nova_clone.compute.host import collaborators
 from nova_clone.compute.host import teardown
 from nova_clone.compute import power_state
 from nova_clone.compute import utils as compute_utils
@@ -20,42 +22,68 @@ LOG = logging.getLogger(__name__)
 
 
 def sync_power_states(collab, context):
-    """Record the hypervisor's power state of each guest here."""
+    """Record the hypervisor's power state of each guest here, and stop
+    the servers whose guest went down (or came up) behind the API."""
     instances = compute_utils._objects().InstanceList.get_by_host(
         context, collab.host, expected_attrs=[])
     for instance in instances:
         try:
-            sync_instance_power_state(collab.driver, instance)
+            with collaborators.instance_lock(instance.uuid):
+                sync_instance_power_state(collab, context, instance)
         except Exception:
             LOG.exception('Power state sync of %s failed', instance.uuid)
 
 
-def sync_instance_power_state(driver, instance):
+# vm_states whose guest may be in any power state.
+_UNCHECKED = (vm_states.BUILDING, vm_states.RESCUED, vm_states.RESIZED,
+              vm_states.SUSPENDED, vm_states.ERROR)
+_DOWN = (power_state.SHUTDOWN, power_state.CRASHED)
+
+
+def sync_instance_power_state(collab, context, instance):
     if instance.task_state is not None:
         # Some operation owns the instance; it sets the state itself.
         return
     try:
-        vm_power = driver.get_info(instance).state
+        vm_power = collab.driver.get_info(instance).state
     except exception.InstanceNotFound:
         vm_power = power_state.NOSTATE
-    changed = instance.power_state != vm_power
-    if changed:
+    if instance.power_state != vm_power:
         instance.power_state = vm_power
-    if instance.vm_state == vm_states.ACTIVE and \
-            vm_power == power_state.NOSTATE:
-        # Gone from the hypervisor behind our back: recorded, left to the
-        # operator (as Nova does).
-        LOG.warning('Guest of ACTIVE instance %s not found on the '
-                    'hypervisor', instance.uuid)
-    elif (instance.vm_state == vm_states.ACTIVE and
-            vm_power in (power_state.SHUTDOWN, power_state.CRASHED)):
-        LOG.warning('Instance %s is ACTIVE but its guest is %s; recording '
-                    'it as stopped', instance.uuid,
-                    power_state.name(vm_power))
-        instance.vm_state = vm_states.STOPPED
-        changed = True
-    if changed:
         instance.save()
+    vm_state = instance.vm_state
+    if vm_state in _UNCHECKED:
+        return
+    stop = False
+    if vm_state == vm_states.ACTIVE:
+        if vm_power in _DOWN or vm_power == power_state.SUSPENDED:
+            LOG.warning('Instance %s is ACTIVE but its guest is %s: '
+                        'stopping it', instance.uuid,
+                        power_state.name(vm_power))
+            stop = True
+        elif vm_power == power_state.PAUSED:
+            LOG.warning('Instance %s is paused unexpectedly; ignoring',
+                        instance.uuid)
+        elif vm_power == power_state.NOSTATE:
+            # Gone from the hypervisor behind our back: recorded, left to
+            # the operator (as Nova does).
+            LOG.warning('Guest of ACTIVE instance %s not found on the '
+                        'hypervisor', instance.uuid)
+    elif vm_state == vm_states.STOPPED:
+        if vm_power not in _DOWN + (power_state.NOSTATE,):
+            LOG.warning('Instance %s is stopped but its guest is %s: '
+                        'stopping it', instance.uuid,
+                        power_state.name(vm_power))
+            stop = True
+    elif vm_state == vm_states.PAUSED and vm_power in _DOWN:
+        LOG.warning('Paused instance %s shut down by itself: stopping it',
+                    instance.uuid)
+        stop = True
+    if stop:
+        # As the API's stop: task powering-off, action stop, and the
+        # cast to this host records the stopped state.
+        api_power.force_stop(collab.compute_rpcapi,
+                             context.elevated(), instance)
 
 
 def cleanup_running_deleted_instances(collab, context):

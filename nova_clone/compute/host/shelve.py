@@ -115,15 +115,6 @@ def unshelve_instance(collab, context, instance, image, filter_properties,
     LOG.info('Instance %s unshelved on %s', instance.uuid, collab.host)
 
 
-def start_instance(collab, context, instance):
-    """Power the guest of a shelved (not offloaded) server on again."""
-    bdms = block_devices.get_bdms(context, instance)
-    collab.driver.power_on(
-        context, instance, network_cache.cached(instance),
-        block_devices.block_device_info_from_bdms(instance, bdms))
-    _active_again(collab.driver, instance, task_states.POWERING_ON)
-
-
 def _active_again(driver, instance, expected_task_state):
     """The server runs again: no trace of the shelve left."""
     for key in SHELVED_KEYS:

@@ -12,6 +12,14 @@ from nova_clone.compute import vm_states
 
 LOG = logging.getLogger(__name__)
 
+_POWER_TASKS = (
+    task_states.POWERING_OFF, task_states.POWERING_ON,
+    task_states.REBOOTING, task_states.REBOOT_PENDING,
+    task_states.REBOOT_STARTED, task_states.REBOOTING_HARD,
+    task_states.REBOOT_PENDING_HARD, task_states.REBOOT_STARTED_HARD,
+    task_states.PAUSING, task_states.UNPAUSING, task_states.SUSPENDING,
+    task_states.RESUMING)
+
 
 def init_instances(collab, context):
     """Finish or fail the work left on every instance of this host."""
@@ -46,4 +54,10 @@ def _init_instance(collab, context, instance):
     if instance.task_state in resize.INTERRUPTED:
         resize.settle_interrupted_move(collab, context, instance)
         return
-    periodic.sync_instance_power_state(collab.driver, instance)
+    if instance.task_state in _POWER_TASKS:
+        # The power action died with the service: nobody would finish it.
+        LOG.warning('Instance %s was %s when this service stopped; '
+                    'clearing the task', instance.uuid, instance.task_state)
+        instance.task_state = None
+        instance.save()
+    periodic.sync_instance_power_state(collab, context, instance)

@@ -18,6 +18,9 @@ its own instances_path and libvirtd, as ``stack up --driver libvirt``
 runs them) or on a shared mount; there is no ssh/rsync transport.
 Confirm deletes the backup and the source's definition; revert renames
 the backup back and defines the guest with the old flavor.
+
+Live migration: see migration.py (the calls) and migration_job.py (the
+running copy: progress, abort, force-complete).
 """
 
 import json
@@ -32,7 +35,6 @@ from oslo_log import log as logging
 from oslo_utils import excutils
 from oslo_utils import timeutils
 
-from nova_clone.compute import power_state
 from nova_clone.conf import CONF
 from nova_clone import exception
 from nova_clone.objects import image_meta as image_meta_obj
@@ -41,6 +43,7 @@ from nova_clone.virt.libvirt import config as vconfig
 from nova_clone.virt.libvirt import host as libvirt_host
 from nova_clone.virt.libvirt import imagebackend
 from nova_clone.virt.libvirt import migration
+from nova_clone.virt.libvirt import power as guest_power
 from nova_clone.virt.libvirt import power_states
 from nova_clone.virt.libvirt import resize
 from nova_clone.virt.libvirt import utils
@@ -80,6 +83,7 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
         self.image_download = None
         self._disk_cache_mode = None
         self.instances_path = CONF.instances_path
+        self._init_live_migration()
 
     # -- host ------------------------------------------------------------
 
@@ -181,7 +185,7 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
             'vcpus_used': self._vcpus_used(),
             'memory_mb_used': max(0, memory_mb - free_mb),
             'local_gb_used': disk_total - disk_free,
-            'hypervisor_type': 'QEMU',
+            'hypervisor_type': utils.HYPERVISOR_TYPE,
             'hypervisor_version': self.host.get_hypervisor_version(),
             'hypervisor_hostname': nodename,
             'cpu_info': json.dumps(cpu_info),
@@ -659,12 +663,18 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
 
     def get_diagnostics(self, instance):
         dom = self.host.get_domain(instance)
-        state, max_mem, mem, vcpus, cpu_time = self._call(dom.info, instance)
-        return {'state': power_state.name(
-                    power_states.to_power_state(state)),
-                'driver': 'libvirt', 'hypervisor': self.virt_type,
-                'memory_mb': max_mem // 1024, 'num_cpus': vcpus,
-                'cpu_time_ns': cpu_time}
+        return self._call(guest_power.free_form, instance,
+                          self.host.libvirt, dom)
+
+    def get_instance_diagnostics(self, instance):
+        dom = self.host.get_domain(instance)
+        return self._call(guest_power.structured, instance,
+                          self.host.libvirt, dom, self.virt_type,
+                          bool(instance.config_drive))
+
+    def trigger_crash_dump(self, instance):
+        guest_power.inject_nmi(self.host.libvirt,
+                               self.host.get_domain(instance), instance)
 
     # -- networking ------------------------------------------------------
 

@@ -35,6 +35,17 @@ def image_info(path):
     return json.loads(qemu_img('info', '--output=json', '-U', path))
 
 
+def describe(path):
+    """One entry of the disk_info a host hands to another for a move:
+    format, path, sizes and the name of the base image it is backed by."""
+    info = image_info(path)
+    return {'type': info['format'], 'path': path,
+            'virt_disk_size': info['virtual-size'],
+            'disk_size': info.get('actual-size'),
+            'backing_file': os.path.basename(
+                info.get('backing-filename') or '')}
+
+
 def create_overlay(base_path, path, size_bytes=None, base_format='raw'):
     """A qcow2 file at ``path`` backed by ``base_path``.
 

@@ -53,17 +53,8 @@ def move_aside(inst_dir, disk_names):
         LOG.warning('Removing stale %s', backup)
         shutil.rmtree(backup)
     os.rename(inst_dir, backup)
-    disk_info = []
-    for name in disk_names:
-        path = os.path.join(backup, name)
-        info = imagebackend.image_info(path)
-        disk_info.append({
-            'type': info['format'], 'path': path,
-            'virt_disk_size': info['virtual-size'],
-            'disk_size': info.get('actual-size'),
-            'backing_file': os.path.basename(
-                info.get('backing-filename') or '')})
-    return disk_info
+    return [imagebackend.describe(os.path.join(backup, name))
+            for name in disk_names]
 
 
 def copy_disks(disk_info, inst_dir):

@@ -4,6 +4,9 @@ import os
 
 from nova_clone import exception
 
+# What the driver reports as hypervisor_type, under KVM or TCG alike.
+HYPERVISOR_TYPE = 'QEMU'
+
 
 def host_cpu_flags(cpuinfo='/proc/cpuinfo'):
     try:

@@ -168,13 +168,27 @@ def test_recently_deleted_guest_is_left_until_the_timeout(compute, ctxt,
     conf.clear_override('running_deleted_instance_timeout')
 
 
-def test_power_sync_records_a_guest_that_stopped(compute, ctxt):
+def test_power_sync_stops_a_guest_that_stopped(compute, ctxt, monkeypatch):
+    from nova_clone.compute.host import periodic
     c = compute()
     inst = _active(c, ctxt)
+    stops = []
+
+    def force_stop(rpcapi, context, instance):
+        # The API's stop, cast back to this host.
+        stops.append(instance.uuid)
+        instance.task_state = 'powering-off'
+        c.manager.stop_instance(context, instance)
+
+    monkeypatch.setattr(periodic.api_power, 'force_stop', force_stop)
     c.manager.driver.power_off(inst)
     c.manager._sync_power_states(ctxt)
+    assert stops == [inst.uuid]
     assert inst.power_state == power_state.SHUTDOWN
-    assert inst.vm_state == 'stopped'
+    assert (inst.vm_state, inst.task_state) == ('stopped', None)
+    # Stopped and shut down: nothing more to do.
+    c.manager._sync_power_states(ctxt)
+    assert stops == [inst.uuid]
 
 
 def test_periodic_intervals_follow_the_configuration(compute, conf):

@@ -107,3 +107,21 @@ def test_no_object_overrides_a_fields_accessor():
                 prop = getattr(cls, field)
                 assert isinstance(prop, property), (name, field)
                 assert 'getter' in prop.fget.__qualname__, (name, field)
+
+
+def test_live_migrate_data_crosses_rpc_with_its_migration():
+    objects.register_all()
+    data = objects.LibvirtLiveMigrateData(
+        filename='.migrate-check-x', dst_instances_path='/srv/b',
+        is_shared_instance_path=False, is_shared_block_storage=False,
+        target_connect_addr=None,
+        migration=objects.Migration(id=4, status='running',
+                                    memory_processed=1024))
+    ours = objects.LibvirtLiveMigrateData.obj_from_primitive(
+        data.obj_to_primitive())
+    _same(ours, _oslo_hydration(objects.LibvirtLiveMigrateData,
+                                data.obj_to_primitive()))
+    assert ours.migration.memory_processed == 1024
+    # block_migration left unset: the source decides.
+    assert 'block_migration' not in ours
+    assert ours.is_on_shared_storage() is False

@@ -51,6 +51,8 @@ object_data = {
     'InstanceMapping': '1.2-bc82537ca278eb17e11f7a89ad170984',
     'InstanceMappingList': '1.3-ee638619aa3d8a82a59c0c83bfa64d78',
     'KeyPair': '1.4-61ebea9a4760a659c285afe4d793bb03',
+    'LibvirtLiveMigrateData': '1.0-72b091ae18f06c593bf2fad5988df1c1',
+    'LiveMigrateData': '1.0-0b868dd6228a09c3f3e47016dddf6a1c',
     'KeyPairList': '1.3-94aad3ac5c938eef4b5e83da0212f506',
     'Migration': '1.7-6ed577d80e71e9b9d88b8cf358af3781',
     'MigrationList': '1.5-36793f8d65bae421bd5564d09a4de7be',
@@ -64,6 +66,7 @@ object_data = {
     'Service': '1.22-ca38e8c0fb3aa3d7a0cc2d601e4e1178',
     'ServiceList': '1.19-5325bce13eebcbf22edc9678285270cc',
     'Tag': '1.1-8b8d7d5b48887651a0e01241672e2963',
+    'TaskLog': '1.0-d6eb32ae19f6199594f486c24b7673a3',
     'TagList': '1.1-55231bdb671ecf7641d6a2e9109b5d8e',
 }
 
