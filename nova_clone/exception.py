@@ -781,6 +781,48 @@ class ComputeServiceUnavailable(NovaException):
     msg_fmt = 'Compute service of %(host)s is unavailable at this time.'
 
 
+# -- Server groups ----------------------------------------------------------
+
+class InstanceGroupNotFound(NotFound):
+    msg_fmt = 'Instance group %(group_uuid)s could not be found.'
+
+
+class InstanceGroupIdExists(Conflict):
+    msg_fmt = 'Instance group %(group_uuid)s already exists.'
+
+
+class GroupMemberQuotaExceeded(OverQuota):
+    msg_fmt = 'Quota exceeded, too many servers in group'
+
+
+class ServerGroupQuotaExceeded(OverQuota):
+    msg_fmt = 'Quota exceeded, too many server groups.'
+
+
+# -- Host aggregates and availability zones ---------------------------------
+
+class AggregateNotFound(NotFound):
+    msg_fmt = 'Aggregate %(aggregate_id)s could not be found.'
+
+
+class AggregateNameExists(Conflict):
+    msg_fmt = 'Aggregate %(aggregate_name)s already exists.'
+
+
+class AggregateHostNotFound(NotFound):
+    msg_fmt = ('Aggregate %(aggregate_id)s has no host %(host)s.')
+
+
+class AggregateHostExists(Conflict):
+    msg_fmt = 'Aggregate %(aggregate_id)s already has host %(host)s.'
+
+
+class InvalidAggregateAction(Invalid):
+    msg_fmt = ('Unacceptable parameters: Cannot perform action '
+               '\'%(action)s\' on aggregate %(aggregate_id)s. Reason: '
+               '%(reason)s.')
+
+
 # -- Compute host resources and virt drivers --------------------------------
 
 class ComputeResourcesUnavailable(NovaException):

@@ -15,6 +15,7 @@ precondition (``@preconditions.checked('<key>')``).
 """
 
 from nova_clone.api.controllers import admin_actions
+from nova_clone.api.controllers import aggregates
 from nova_clone.api.controllers import assisted_volume_snapshots
 from nova_clone.api.controllers import availability_zone
 from nova_clone.api.controllers import console_output
@@ -44,6 +45,7 @@ from nova_clone.api.controllers import removed
 from nova_clone.api.controllers import security_groups
 from nova_clone.api.controllers import server_diagnostics
 from nova_clone.api.controllers import server_external_events
+from nova_clone.api.controllers import server_groups
 from nova_clone.api.controllers import server_metadata
 from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import servers
@@ -90,6 +92,8 @@ def _build():
     svc = services.ServiceController()
     hyp = hypervisors.HypervisorsController()
     az = availability_zone.AvailabilityZoneController()
+    groups = server_groups.ServerGroupController()
+    aggs = aggregates.AggregateController()
     diagnostics = server_diagnostics.ServerDiagnosticsController()
     usage = simple_tenant_usage.SimpleTenantUsageController()
     hst = hosts.HostController()
@@ -235,6 +239,16 @@ def _build():
             'DELETE': avs.delete}),
         ('/os-snapshots/{snapshot_id}', {'GET': snaps.show,
                                          'DELETE': snaps.delete}),
+        ('/os-aggregates', {'GET': aggs.index, 'POST': aggs.create}),
+        ('/os-aggregates/{aggregate_id}', {
+            'GET': aggs.show, 'PUT': aggs.update, 'DELETE': aggs.delete}),
+        ('/os-aggregates/{aggregate_id}/action', {'POST': resource.Actions(
+            aggregates.AggregateActionController(aggs.api))}),
+        ('/os-aggregates/{aggregate_id}/images', {'POST': aggs.images}),
+
+        ('/os-server-groups', {'GET': groups.index, 'POST': groups.create}),
+        ('/os-server-groups/{group_id}', {'GET': groups.show,
+                                          'DELETE': groups.delete}),
     ]
     table.extend(removed.routes())
     return table

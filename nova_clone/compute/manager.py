@@ -15,6 +15,7 @@ from nova_clone.compute.host import build
 from nova_clone.compute.host import collaborators
 from nova_clone.compute.host import delete
 from nova_clone.compute.host import events as compute_events
+from nova_clone.compute.host import image_cache
 from nova_clone.compute.host import multinic
 from nova_clone.compute.host import nodes
 from nova_clone.compute.host import periodic
@@ -332,6 +333,9 @@ class ComputeManager(manager.Manager):
     def host_maintenance_mode(self, context, host, mode):
         """Call from the API: PUT /os-hosts/{host} maintenance_mode."""
         return self.driver.host_maintenance_mode(host, mode)
+    def cache_images(self, context, image_ids):
+        """Call from the conductor: pre-cache images of an aggregate."""
+        return image_cache.cache_images(self.driver, context, image_ids)
 
     # -- service hooks -----------------------------------------------------
 

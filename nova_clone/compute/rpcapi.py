@@ -293,6 +293,10 @@ class ComputeAPI:
         cctxt = self._prepare(ctxt, host)
         return cctxt.call(ctxt, 'host_maintenance_mode', host=host_param,
                           mode=mode)
+    def cache_images(self, ctxt, host, image_ids):
+        """Call: fetch images into ``host``'s cache; {image_id: status}."""
+        cctxt = self._prepare(ctxt, host, timeout=CONF.long_rpc_timeout)
+        return cctxt.call(ctxt, 'cache_images', image_ids=image_ids)
 
     # -- events ------------------------------------------------------------
 

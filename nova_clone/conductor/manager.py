@@ -18,6 +18,7 @@ from oslo_utils import versionutils
 from nova_clone.compute import rpcapi as compute_rpcapi
 from nova_clone.conductor import rpcapi
 from nova_clone.conductor.tasks import build
+from nova_clone.conductor.tasks import image_cache
 from nova_clone.conductor.tasks import migrate
 from nova_clone.conductor.tasks import unshelve
 from nova_clone import exception
@@ -164,6 +165,9 @@ class ComputeTaskManager:
             injected_files, requested_networks, security_groups,
             block_device_mapping=block_device_mapping, legacy_bdm=legacy_bdm,
             request_spec=request_spec, host_lists=host_lists)
+
+    def cache_images(self, context, aggregate, image_ids):
+        return image_cache.cache_images(self, context, aggregate, image_ids)
 
     def schedule_and_build_instances(self, context, build_requests,
                                      request_specs, image, admin_password,

@@ -17,8 +17,9 @@ which Nova added it:
   1.17 - schedule_and_build_instances gets tags
   1.19 - build_instances gets host_lists
   1.20 - migrate_server (cold migration and resize) with host_list
+  1.21 - cache_images
 Next in Nova's history: live_migrate_instance, rebuild_instance (1.25),
-cache_images, confirm/revert_snapshot_based_resize, attach_volume (1.26).
+confirm/revert_snapshot_based_resize, attach_volume (1.26).
 
 Both clients are capped at the versions the conductor serves (the
 constants below, which the server side's targets use too), so a method
@@ -36,7 +37,7 @@ RPC_TOPIC = 'conductor'
 COMPUTE_TASK_NAMESPACE = 'compute_task'
 # The versions the conductor serves (its endpoints' targets).
 CONDUCTOR_VERSION = '3.0'
-COMPUTE_TASK_VERSION = '1.20'
+COMPUTE_TASK_VERSION = '1.21'
 
 
 def _local_exception(remote):
@@ -160,3 +161,8 @@ class ComputeTaskAPI:
         cctxt = self.client.prepare(version='1.12')
         cctxt.cast(context, 'unshelve_instance', instance=instance,
                    request_spec=request_spec)
+
+    def cache_images(self, context, aggregate, image_ids):
+        cctxt = self.client.prepare(version='1.21')
+        cctxt.cast(context, 'cache_images', aggregate=aggregate,
+                   image_ids=image_ids)

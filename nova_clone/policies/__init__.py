@@ -4,6 +4,7 @@ import itertools
 
 from nova_clone.policies import admin
 from nova_clone.policies import admin_actions
+from nova_clone.policies import aggregates
 from nova_clone.policies import assisted_volume_snapshots
 from nova_clone.policies import base
 from nova_clone.policies import console_output
@@ -20,6 +21,7 @@ from nova_clone.policies import networks
 from nova_clone.policies import pause_server
 from nova_clone.policies import power
 from nova_clone.policies import server_diagnostics
+from nova_clone.policies import server_groups
 from nova_clone.policies import server_metadata
 from nova_clone.policies import servers
 from nova_clone.policies import shelve
@@ -38,7 +40,8 @@ def list_rules():
         migrations.list_rules(), simple_tenant_usage.list_rules(),
         hosts.list_rules(), networks.list_rules(), volumes.list_rules(),
         instance_usage_audit_log.list_rules(), multinic.list_rules(),
-        assisted_volume_snapshots.list_rules(),
+        assisted_volume_snapshots.list_rules(), server_groups.list_rules(),
+        aggregates.list_rules(),
         # server actions and sub-resources, one module per family
         power.list_rules(), pause_server.list_rules(),
         suspend_server.list_rules(), lock_server.list_rules(),

@@ -39,6 +39,14 @@ def _fits(host_state, resources):
             host_state.free_disk_mb >= resources.get('DISK_GB', 0) * 1024)
 
 
+def _place_in_group(spec_obj, host):
+    """The next instance of the request sees this one's host in its
+    server group (the group filters and weighers count them)."""
+    group = _spec(spec_obj, 'instance_group')
+    if group is not None:
+        group.hosts = list(_spec(group, 'hosts') or []) + [host]
+
+
 def _root_provider(alloc_request, known):
     """The compute node provider an allocation request lands on."""
     rps = list(alloc_request['allocations'])
@@ -237,6 +245,7 @@ class SchedulerManager(manager.Manager):
                         reason='There are not enough hosts available.')
                 if uuid:
                     claimed.append(uuid)
+                _place_in_group(spec_obj, chosen.host)
                 hosts = [chosen]
                 if return_alternates:
                     hosts += [h for h in weighed
@@ -303,12 +312,12 @@ class SchedulerManager(manager.Manager):
                       host_state.host, exc_info=True)
         return True
 
-    # -- host info updates (accepted, nothing cached from them) ------------
+    # -- host info updates (aggregates reload; the rest is not cached) -----
     def update_aggregates(self, ctxt, aggregates):
-        self.host_manager.refresh(ctxt, force=True)
+        self.host_manager.invalidate()
 
     def delete_aggregate(self, ctxt, aggregate):
-        self.host_manager.refresh(ctxt, force=True)
+        self.host_manager.invalidate()
 
     def update_instance_info(self, ctxt, host_name, instance_info):
         pass

@@ -344,6 +344,11 @@ class ComputeDriver:
         'off_maintenance'."""
         raise NotImplementedError()
 
+    def cache_image(self, context, image_id):
+        """Fetch an image into this host's image cache ahead of a boot;
+        True when fetched, False when it was there already."""
+        raise NotImplementedError()
+
     def manage_image_cache(self, context, all_instances):
         """Remove unused cached base images (drivers with an image cache)."""
 

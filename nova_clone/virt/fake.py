@@ -245,6 +245,12 @@ class FakeDriver(driver.ComputeDriver):
     def _injected_failure(self):
         return (CONF.fake_driver.fail_spawn or {}).get(self.host)
 
+    def cache_image(self, context, image_id):
+        if self.image_cache.is_cached(image_id):
+            return False
+        self.image_cache.fetch(context, image_id)
+        return True
+
     def spawn(self, context, instance, image_meta, injected_files,
               admin_password, allocations, network_info=None,
               block_device_info=None, power_on=True, accel_info=None):

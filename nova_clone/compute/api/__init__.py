@@ -18,6 +18,7 @@ import threading
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
+from nova_clone import availability_zones
 from nova_clone.compute.api import build
 from nova_clone.compute.api import delete as delete_flow
 from nova_clone.compute.api.host import HostAPI
@@ -121,6 +122,23 @@ class API:
         return _objects().KeyPair.get_by_name(context, context.user_id,
                                               key_name)
 
+    def _check_zone(self, context, zone):
+        """A zone to boot into is one of the enabled computes' zones."""
+        hosts = [s.host for s in self.host_api.service_get_all(
+            context.elevated(), {'binary': 'nova-compute',
+                                 'disabled': False})]
+        if zone not in availability_zones.zone_names(context, hosts):
+            raise exception.InvalidRequest(
+                message='The requested availability zone is not available')
+
+    @staticmethod
+    def _requested_group(context, scheduler_hints):
+        """The server group a ``group`` scheduler hint names."""
+        hint = (scheduler_hints or {}).get('group')
+        if not hint:
+            return None
+        return _objects().InstanceGroup.get_by_hint(context, hint)
+
     def create(self, context, flavor, image_href, *, display_name,
                display_description=None, min_count=1, max_count=1,
                requested_networks=None, key_name=None,
@@ -145,6 +163,8 @@ class API:
         key_pair = self._get_keypair(context, key_name)
         zone, forced_host, forced_node = build.parse_availability_zone(
             context, availability_zone)
+        if zone and not forced_host:
+            self._check_zone(context, zone)
         max_count = min(max_count, self.network_api.validate_networks(
             context, requested_networks, max_count))
         if max_count < min_count:
@@ -156,6 +176,9 @@ class API:
         count = quota.check_server_create(context, flavor, min_count,
                                           max_count)
         count = max(min_count, min(count or max_count, max_count))
+        group = self._requested_group(context, scheduler_hints)
+        if group is not None:
+            quota.check_server_group_members(context, group, count)
 
         bdm_template = build.build_bdm_list(
             context, image_href, image, flavor, block_device_mapping,
@@ -196,7 +219,7 @@ class API:
                 security_groups=sg_names)
             spec = objects.RequestSpec.from_components(
                 context, uuid, image or {}, flavor, None, None,
-                filter_properties, None, zone, security_groups=sg_names,
+                filter_properties, group, zone, security_groups=sg_names,
                 project_id=context.project_id, user_id=context.user_id)
             spec.num_instances = count
             spec.is_bfv = is_bfv
@@ -234,6 +257,9 @@ class API:
             except exception.TooManyInstances:
                 self._forget_in_api_db(context, build_requests)
                 raise
+        if group is not None:
+            objects.InstanceGroup.add_members(
+                context, group.uuid, [i.uuid for i in instances])
         bdm_objects = build_requests[0].block_device_mappings
         self.compute_task_api.schedule_and_build_instances(
             context, build_requests=build_requests,

@@ -68,6 +68,8 @@ def delete(compute_api, context, instance, mapping=None):
     if mapping is None:
         mapping = instance_list.get_mapping(context, uuid)
 
+    # A deleted server leaves its group (and the group members quota).
+    objects.InstanceGroup.remove_member(context, uuid)
     if mapping.cell_mapping is None:
         if _delete_build_request(context, uuid):
             return

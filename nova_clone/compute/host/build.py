@@ -28,6 +28,7 @@ from oslo_utils import timeutils
 from nova_clone.compute.host import block_devices
 from nova_clone.compute.host import collaborators
 from nova_clone.compute.host import events as compute_events
+from nova_clone.compute.host import group_policy
 from nova_clone.compute.host import network_info as network_cache
 from nova_clone.compute.host import teardown
 from nova_clone.compute import power_state
@@ -294,6 +295,8 @@ def _build_and_run_instance(collab, context, instance, image,
     try:
         with collab.rt.instance_claim(context, instance, node, None,
                                       limits):
+            group_policy.validate(context, instance, request_spec,
+                                  filter_properties)
             with _build_resources(collab, context, instance,
                                   requested_networks, security_groups,
                                   bdms) as resources:
@@ -311,7 +314,8 @@ def _build_and_run_instance(collab, context, instance, image,
         _notify_build_error(collab, context, instance, exc)
         raise exception.RescheduledException(
             instance_uuid=instance.uuid, reason=exc.format_message())
-    except exception.BuildAbortException as exc:
+    except (exception.BuildAbortException,
+            exception.RescheduledException) as exc:
         _notify_build_error(collab, context, instance, exc)
         raise
     except exception.VirtualInterfaceCreateException as exc:

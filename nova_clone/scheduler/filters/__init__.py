@@ -27,6 +27,8 @@ class BaseHostFilter:
 
 
 def all_filters():
+    from nova_clone.scheduler.filters import affinity_filter
+    from nova_clone.scheduler.filters import aggregate_instance_extra_specs
     from nova_clone.scheduler.filters import availability_zone_filter
     from nova_clone.scheduler.filters import compute_capabilities_filter
     from nova_clone.scheduler.filters import compute_filter
@@ -38,6 +40,11 @@ def all_filters():
         'ComputeCapabilitiesFilter':
             compute_capabilities_filter.ComputeCapabilitiesFilter,
         'ImagePropertiesFilter': image_props_filter.ImagePropertiesFilter,
+        'AggregateInstanceExtraSpecsFilter':
+            aggregate_instance_extra_specs.AggregateInstanceExtraSpecsFilter,
+        'ServerGroupAffinityFilter': affinity_filter.ServerGroupAffinityFilter,
+        'ServerGroupAntiAffinityFilter':
+            affinity_filter.ServerGroupAntiAffinityFilter,
     }
 
 

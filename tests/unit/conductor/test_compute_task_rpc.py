@@ -144,7 +144,7 @@ def test_flows_that_have_not_landed_are_not_served(conductor):
     task_api = conductor_api.ComputeTaskAPI()
     assert task_api.client.can_send_version(
         conductor_rpcapi.COMPUTE_TASK_VERSION)
-    assert not task_api.client.can_send_version('1.21')
+    assert not task_api.client.can_send_version('1.22')
     assert not hasattr(task_api, 'live_migrate_instance')
 
 
@@ -170,8 +170,8 @@ def test_client_and_endpoint_offer_the_same_methods():
 
     assert methods(conductor_manager.ComputeTaskManager) == methods(
         conductor_rpcapi.ComputeTaskAPI) == {
-        'build_instances', 'schedule_and_build_instances', 'migrate_server',
-        'unshelve_instance'}
+        'build_instances', 'cache_images', 'migrate_server',
+        'schedule_and_build_instances', 'unshelve_instance'}
     assert conductor_manager.ComputeTaskManager.target.version == (
         conductor_rpcapi.COMPUTE_TASK_VERSION)
     assert conductor_manager.ConductorManager.target.version == (
