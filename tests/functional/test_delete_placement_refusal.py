@@ -12,7 +12,7 @@ import json
 import pytest
 
 from tests.functional.test_delete import _allocations
-from tests.functional.test_delete import _compute_forced_down
+from tests.functional.test_delete import compute_forced_down
 from tests.functional.test_delete import _placed_on
 
 
@@ -58,7 +58,7 @@ def test_refused_local_delete_is_409_and_keeps_server(cloud, admin_api,
     assert allocations
     host = _placed_on(server_id)
 
-    with _compute_forced_down(host):
+    with compute_forced_down(host):
         with _placement_refuses_delete(cloud, server_id, placement_status):
             resp = admin_api.request('DELETE', '/servers/%s' % server_id)
         assert resp.status_code == 409, resp.text

@@ -7,7 +7,7 @@ from nova_clone import context as nova_context
 from nova_clone import objects
 from nova_clone.placement import client as report
 from nova_clone.virt import fake
-from tests.functional.test_delete import _compute_forced_down
+from tests.functional.test_delete import compute_forced_down
 
 
 def _evacuate(api, server_id, body, expected=200, microversion='2.95'):
@@ -48,7 +48,7 @@ def test_evacuate_from_a_host_forced_down(cloud, admin_api, demo_api):
         'Compute service of %s is still in use.' % source)
     _evacuate(demo_api, sid, {}, expected=403)
 
-    with _compute_forced_down(source):
+    with compute_forced_down(source):
         _evacuate(admin_api, sid, {'host': source}, expected=400)
         _evacuate(admin_api, sid, {'host': 'nowhere'}, expected=404)
         resp = _evacuate(admin_api, sid, {})
@@ -82,7 +82,7 @@ def test_evacuate_before_2_14_answers_the_password(cloud, admin_api):
     server = admin_api.create_server()
     sid = server['id']
     source = server['OS-EXT-SRV-ATTR:host']
-    with _compute_forced_down(source):
+    with compute_forced_down(source):
         _evacuate(admin_api, sid, {'onSharedStorage': True,
                                    'adminPass': 'x'}, expected=400,
                   microversion='2.13')
