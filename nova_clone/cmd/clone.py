@@ -3,9 +3,10 @@
 ``nova-clone up`` runs every service in one process (the embedded mode);
 ``nova-clone stack up|down|status`` runs each service as its own process on
 MariaDB, RabbitMQ, Keystone and Placement; ``nova-clone bench`` measures
-any cloud; ``nova-clone chaos`` tests a stack under faults.  Each sub-command lives in its own module (nova_clone.embedded.cli,
-nova_clone.stack.cli, nova_clone.bench), whose module-level imports stay
-light; this module only dispatches.
+any cloud; ``nova-clone chaos`` tests a stack under faults.  Each
+sub-command lives in its own module (nova_clone.embedded.cli,
+nova_clone.stack.cli, nova_clone.bench, nova_clone.chaos), whose
+module-level imports stay light; this module only dispatches.
 """
 
 import argparse

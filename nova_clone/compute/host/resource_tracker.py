@@ -264,7 +264,32 @@ class ResourceTracker:
             if cn.obj_what_changed():
                 cn.save()
         self._update_to_placement(context, cn, startup)
+        self._remove_deleted_instances_allocations(context, cn)
         return cn
+
+    def _remove_deleted_instances_allocations(self, context, cn):
+        """Drop the allocations on this node whose instance is deleted:
+        a delete that could not reach Placement leaves them behind.
+        Consumers that are no instance of this cell (migrations) stay."""
+        try:
+            allocations = \
+                self.reportclient.get_allocations_for_resource_provider(
+                    context, cn.uuid)
+        except exception.NovaException as exc:
+            LOG.warning('Cannot list the allocations of %s: %s', cn.uuid,
+                        exc)
+            return
+        if not allocations:
+            return
+        deleted = compute_utils._objects().InstanceList.get_by_filters(
+            context.elevated(read_deleted='yes'),
+            {'uuid': list(allocations), 'deleted': True,
+             'soft_deleted': False}, expected_attrs=[])
+        for instance in deleted:
+            LOG.info('Removing the allocation of deleted instance %s',
+                     instance.uuid)
+            self.reportclient.delete_allocation_for_instance(
+                context, instance.uuid)
 
     def _init_compute_node(self, context, resources):
         nodename = resources['hypervisor_hostname']
