@@ -416,8 +416,15 @@ def run(args):
     # Every fault has finished (its service is back) before counting.
     while not faults.finished():
         time.sleep(1)
+    deadline = time.monotonic() + args.settle_timeout
     settle(conn, args.settle_timeout)
+    # What a dead service left is healed by the survivors' periodic tasks
+    # (a compute's resource update frees the allocations of deletes that
+    # could not reach Placement): count again until clean or out of time.
     counts = check(layout, conn)
+    while any(counts.values()) and time.monotonic() < deadline:
+        time.sleep(10)
+        counts = check(layout, conn)
     report = dict(counts, servers=args.servers, posted=storm.posted,
                   faults=sorted(faults.done), fault_errors=faults.errors,
                   api_errors=len(storm.api_errors),
