@@ -14,12 +14,13 @@ import uuid
 from oslo_log import log as logging
 
 from nova_clone.peers import cinder_attachments
+from nova_clone.peers import cinder_snapshots
 from nova_clone.peers import store as store_mod
 from nova_clone.peers import web
 
 LOG = logging.getLogger(__name__)
 
-TABLES = ['cinder_volumes', 'cinder_attachments']
+TABLES = ['cinder_volumes', 'cinder_attachments', 'cinder_snapshots']
 
 MIN_VERSION = (3, 0)
 MAX_VERSION = (3, 70)
@@ -68,7 +69,9 @@ def _parse_version(text):
         return None
 
 
-class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
+class CinderApp(cinder_attachments.AttachmentsMixin,
+                cinder_snapshots.SnapshotsMixin, web.PeerApp):
+    quotas = QUOTAS
     name = 'cinder'
 
     def __init__(self, store, data_dir, create_delay=0.0):
@@ -95,6 +98,7 @@ class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
         r('GET', p + '/os-availability-zone', self.availability_zones)
         r('GET', p + '/limits', self.limits)
         self.add_attachment_routes(p)
+        self.add_snapshot_routes(p)
 
     def format_error(self, err):
         key = ERROR_KEYS.get(err.status, 'computeFault')
@@ -357,7 +361,8 @@ class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
             vol = self._volume(req, volume_id)
             attached = [a for a in self.store.all('cinder_attachments')
                         if a['volume_id'] == volume_id]
-            if vol['status'] not in DELETABLE or attached:
+            if vol['status'] not in DELETABLE or attached or \
+                    self.snapshots_of(volume_id):
                 raise cinder_attachments.invalid_volume(
                     'Volume status must be available or error or '
                     'error_restoring or error_extending or error_managing '

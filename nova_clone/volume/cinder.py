@@ -166,6 +166,22 @@ class API:
                               snapshot_id=snapshot_id))
         return body['snapshot']
 
+    def get_all_snapshots(self, context):
+        return self._call(context, 'GET', '/snapshots/detail')['snapshots']
+
+    def create_snapshot(self, context, volume_id, name, description,
+                        force=False):
+        return self._call(context, 'POST', '/snapshots', json={
+            'snapshot': {'volume_id': volume_id, 'name': name,
+                         'description': description, 'force': force}},
+            not_found=exception.VolumeNotFound(volume_id=volume_id)
+        )['snapshot']
+
+    def delete_snapshot(self, context, snapshot_id):
+        self._call(context, 'DELETE', '/snapshots/%s' % snapshot_id,
+                   not_found=exception.SnapshotNotFound(
+                       snapshot_id=snapshot_id))
+
     def check_availability_zone(self, context, volume, instance=None):
         """Refuse a volume from another zone when cross_az_attach is off."""
         from nova_clone.conf import CONF

@@ -18,6 +18,7 @@ from nova_clone.compute.api import resize
 from nova_clone.compute import instance_actions
 from nova_clone.compute import task_states
 from nova_clone.compute import vm_states
+from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
 
@@ -55,10 +56,11 @@ def _delete_build_request(context, uuid):
     return True
 
 
-def delete(compute_api, context, instance, mapping=None):
+def delete(compute_api, context, instance, mapping=None, allow_soft=True):
     """``mapping`` is given when ``instance`` was read with it (from its
     cell with INSTANCE_ATTRS, or from its build request) just before.
-    The caller has checked the preconditions of ``instance``."""
+    The caller has checked the preconditions of ``instance``.
+    ``allow_soft=False`` (forceDelete): never a soft delete."""
     objects = _objects()
     uuid = instance.uuid
     # The instance as read with its mapping serves as is; else (or when it
@@ -67,6 +69,8 @@ def delete(compute_api, context, instance, mapping=None):
     if mapping is None:
         mapping = instance_list.get_mapping(context, uuid)
 
+    # A deleted server leaves its group (and the group members quota).
+    objects.InstanceGroup.remove_member(context, uuid)
     if mapping.cell_mapping is None:
         if _delete_build_request(context, uuid):
             return
@@ -82,6 +86,11 @@ def delete(compute_api, context, instance, mapping=None):
             compute_api.host_api.compute_is_up(cctxt, instance.host)
         if service_up and \
                 instance.vm_state != vm_states.SHELVED_OFFLOADED:
+            if allow_soft and _soft_delete_wanted(instance):
+                # Kept for [DEFAULT] reclaim_instance_interval: the
+                # mapping stays, restore can bring the server back.
+                _soft_delete_on_compute(compute_api, cctxt, instance)
+                return
             _delete_on_compute(compute_api, cctxt, instance)
         else:
             _local_delete(compute_api, cctxt, instance,
@@ -112,6 +121,23 @@ def _delete_on_compute(compute_api, cctxt, instance):
         cctxt, instance.uuid)
     compute_api.compute_rpcapi.terminate_instance(cctxt, instance, bdms)
     LOG.info('Asked compute %s to delete instance %s', instance.host,
+             instance.uuid)
+
+
+def _soft_delete_wanted(instance):
+    """A deferred delete (soft delete) of a server that has run, when
+    [DEFAULT] reclaim_instance_interval keeps deleted servers a while."""
+    return CONF.reclaim_instance_interval > 0 and bool(instance.launched_at)
+
+
+def _soft_delete_on_compute(compute_api, cctxt, instance):
+    instance.task_state = task_states.SOFT_DELETING
+    instance.deleted_at = timeutils.utcnow()
+    instance.save()
+    _objects().InstanceAction.action_start(
+        cctxt, instance.uuid, instance_actions.DELETE, want_result=False)
+    compute_api.compute_rpcapi.soft_delete_instance(cctxt, instance)
+    LOG.info('Asked compute %s to soft delete instance %s', instance.host,
              instance.uuid)
 
 

@@ -1,9 +1,9 @@
 """Taking an instance's resources off this host.
 
 One set of steps for every flow that undoes work here: a failed build,
-a delete, the reaping of a guest whose instance was deleted (and the
-coming resize revert and migration rollback).  Each step names what it
-releases; a flow picks the steps it needs.
+a delete, the reaping of a guest whose instance was deleted, the
+destination's side of a resize revert and a failed move.  Each step
+names what it releases; a flow picks the steps it needs.
 """
 
 from oslo_log import log as logging
