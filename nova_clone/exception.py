@@ -141,6 +141,12 @@ class InstanceExists(Conflict):
     msg_fmt = 'Instance %(name)s already exists.'
 
 
+class UnshelveInstanceInvalidState(Conflict):
+    msg_fmt = ('Specifying an availability zone or a host when unshelving '
+               'server "%(instance_uuid)s" with status "%(state)s" is not '
+               'supported. The server status must be SHELVED_OFFLOADED.')
+
+
 class InstanceInvalidState(Conflict):
     msg_fmt = ('Instance %(instance_uuid)s in %(attr)s %(state)s. Cannot '
                '%(method)s while the instance is in this state.')
@@ -475,6 +481,38 @@ class VolumeBDMIsMultiAttach(Invalid):
 
 class InvalidBDM(Invalid):
     msg_fmt = 'Block Device Mapping is Invalid.'
+
+
+class VolumeAttachFailed(Invalid):
+    msg_fmt = 'Volume %(volume_id)s could not be attached. Reason: %(reason)s'
+
+
+class MultiattachNotSupportedOldMicroversion(Invalid):
+    msg_fmt = ('Multiattach volumes are only supported starting with compute '
+               'API version 2.60.')
+
+
+class VolumeTaggedAttachToShelvedNotSupported(Invalid):
+    msg_fmt = ('Tagged volume attachment is not supported for '
+               'shelved-offloaded instances.')
+
+
+class RootVolumeDetachNotAllowed(Invalid):
+    msg_fmt = 'Cannot detach a root device volume'
+
+
+class DevicePathInUse(Conflict):
+    msg_fmt = 'The supplied device path (%(path)s) is in use.'
+
+
+class VolumeTaggedAttachNotSupported(Invalid):
+    msg_fmt = ('Tagged volume attachment is not supported for this '
+               'instance.')
+
+
+class MultiattachNotSupportedByVirtDriver(Conflict):
+    msg_fmt = ('Volume %(volume_id)s has multiattach=True but the virt '
+               'driver of this host does not support it.')
 
 
 # -- Scheduling and building ------------------------------------------------

@@ -64,10 +64,12 @@ from nova_clone.api.controllers import server_tags
 from nova_clone.api.controllers import server_topology
 from nova_clone.api.controllers import servers
 from nova_clone.api.controllers import services
+from nova_clone.api.controllers import shelve
 from nova_clone.api.controllers import simple_tenant_usage
 from nova_clone.api.controllers import snapshots
 from nova_clone.api.controllers import suspend_server
 from nova_clone.api.controllers import tenant_networks
+from nova_clone.api.controllers import volume_attachments
 from nova_clone.api.controllers import volumes
 from nova_clone.api import resource
 
@@ -92,6 +94,7 @@ SERVER_ACTION_FAMILIES = (
     inject_network_info.InjectNetworkInfoController,
     deferred_delete.DeferredDeleteController,
     evacuate.EvacuateController,
+    shelve.ShelveController,
 )
 
 
@@ -139,6 +142,7 @@ def _build():
     tokens = console_auth_tokens.ConsoleAuthTokensController()
     password = server_password.ServerPasswordController()
     topology = server_topology.ServerTopologyController()
+    vol_att = volume_attachments.VolumeAttachmentController()
     server_actions = resource.Actions(
         *(family() for family in SERVER_ACTION_FAMILIES))
     table = [
@@ -197,6 +201,11 @@ def _build():
         ('/servers/{server_id}/diagnostics', {'GET': diagnostics.index}),
         ('/servers/{server_id}/os-instance-actions/{request_id}', {
             'GET': actions.show}),
+        ('/servers/{server_id}/os-volume_attachments', {
+            'GET': vol_att.index, 'POST': vol_att.create}),
+        ('/servers/{server_id}/os-volume_attachments/{volume_id}', {
+            'GET': vol_att.show, 'PUT': vol_att.update,
+            'DELETE': vol_att.delete}),
 
         ('/servers/{server_id}/os-interface', {
             'GET': ifaces.index, 'POST': ifaces.create}),

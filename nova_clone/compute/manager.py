@@ -28,9 +28,11 @@ from nova_clone.compute.host import rebuild
 from nova_clone.compute.host import rescue
 from nova_clone.compute.host import resize
 from nova_clone.compute.host import resource_tracker
+from nova_clone.compute.host import shelve
 from nova_clone.compute.host import snapshot
 from nova_clone.compute.host import startup
 from nova_clone.compute.host import usage_audit
+from nova_clone.compute.host import volumes
 from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
@@ -50,6 +52,7 @@ _TASK_INTERVALS = {
     '_cleanup_running_deleted_instances': (
         'running_deleted_instance_poll_interval', True),
     '_reclaim_queued_deletes': ('reclaim_instance_interval', True),
+    '_poll_shelved_instances': ('shelved_poll_interval', True),
 }
 
 
@@ -350,6 +353,64 @@ class ComputeManager(manager.Manager):
         """Call: a serial console's connect info."""
         return consoles.get_console(self.collaborators, context, 'serial',
                                     console_type, instance)
+    def reserve_block_device_name(self, context, instance, device, volume_id,
+                                  disk_bus=None, device_type=None, tag=None,
+                                  multiattach=False):
+        """Call from the API: the attach's BDM, with its device name."""
+        return volumes.reserve_block_device_name(
+            self.collaborators, context, instance, device, volume_id,
+            disk_bus=disk_bus, device_type=device_type, tag=tag,
+            multiattach=multiattach)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def attach_volume(self, context, instance, bdm):
+        """Cast: connect the reserved volume to the guest."""
+        volumes.attach_volume(self.collaborators, context, instance, bdm)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def detach_volume(self, context, volume_id, instance,
+                      attachment_id=None):
+        """Cast: disconnect a volume and forget its BDM."""
+        volumes.detach_volume(self.collaborators, context, volume_id,
+                              instance, attachment_id=attachment_id)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def swap_volume(self, context, old_volume_id, new_volume_id, instance,
+                    new_attachment_id):
+        """Cast: the guest's disk moves to another volume."""
+        volumes.swap_volume(self.collaborators, context, old_volume_id,
+                            new_volume_id, instance, new_attachment_id)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def shelve_instance(self, context, instance, image_id,
+                        clean_shutdown=True, accel_uuids=None):
+        """Cast: stop and snapshot the guest (offload when configured)."""
+        shelve.shelve_instance(self.collaborators, context, instance,
+                               image_id, clean_shutdown=clean_shutdown)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def shelve_offload_instance(self, context, instance, clean_shutdown=True,
+                                accel_uuids=None):
+        """Cast: take the shelved server off this host."""
+        shelve.shelve_offload_instance(self.collaborators, context,
+                                       instance,
+                                       clean_shutdown=clean_shutdown)
+
+    @compute_utils.wrap_instance_event(prefix='compute')
+    @compute_utils.wrap_instance_fault
+    def unshelve_instance(self, context, instance, image=None,
+                          filter_properties=None, node=None,
+                          request_spec=None, accel_uuids=None):
+        """Cast from the conductor: spawn the offloaded server here."""
+        shelve.unshelve_instance(self.collaborators, context, instance,
+                                 image, filter_properties, node,
+                                 request_spec=request_spec)
+
 
     def external_instance_event(self, context, instances, events):
         """Cast from nova-api: Neutron's and Cinder's events."""
@@ -501,6 +562,10 @@ class ComputeManager(manager.Manager):
     @periodic_task.periodic_task
     def _instance_usage_audit(self, context):
         usage_audit.instance_usage_audit(self.collaborators, context)
+
+    @periodic_task.periodic_task
+    def _poll_shelved_instances(self, context):
+        shelve.poll_shelved_instances(self.collaborators, context)
 
     @periodic_task.periodic_task
     def _cleanup_running_deleted_instances(self, context):

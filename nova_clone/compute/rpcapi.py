@@ -12,6 +12,9 @@ History kept as Nova's (only the versions this client sends):
         finish_revert_resize ...)
   6.2 - rebuild_instance with reimage_boot_volume (6.1) and target_state
         finish_revert_resize, the live migration methods ...)
+        finish_revert_resize, reserve_block_device_name, attach_volume,
+        detach_volume, swap_volume, shelve_instance,
+        shelve_offload_instance, unshelve_instance ...)
   6.5 - the compute-alt topic
 """
 
@@ -362,6 +365,58 @@ class ComputeAPI:
     def get_serial_console(self, ctxt, instance, console_type):
         return self._get_console(ctxt, 'get_serial_console', instance,
                                  console_type)
+
+    # -- volumes -----------------------------------------------------------
+
+    def reserve_block_device_name(self, ctxt, instance, device, volume_id,
+                                  disk_bus, device_type, tag, multiattach):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, 'reserve_block_device_name',
+                          instance=instance, device=device,
+                          volume_id=volume_id, disk_bus=disk_bus,
+                          device_type=device_type, tag=tag,
+                          multiattach=multiattach)
+
+    def attach_volume(self, ctxt, instance, bdm):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'attach_volume', instance=instance, bdm=bdm)
+
+    def detach_volume(self, ctxt, instance, volume_id, attachment_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'detach_volume', instance=instance,
+                   volume_id=volume_id, attachment_id=attachment_id)
+
+    def swap_volume(self, ctxt, instance, old_volume_id, new_volume_id,
+                    new_attachment_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'swap_volume', instance=instance,
+                   old_volume_id=old_volume_id, new_volume_id=new_volume_id,
+                   new_attachment_id=new_attachment_id)
+
+    # -- shelve ------------------------------------------------------------
+
+    def shelve_instance(self, ctxt, instance, image_id=None,
+                        clean_shutdown=True, accel_uuids=None):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'shelve_instance', instance=instance,
+                   image_id=image_id, clean_shutdown=clean_shutdown,
+                   accel_uuids=accel_uuids)
+
+    def shelve_offload_instance(self, ctxt, instance, clean_shutdown=True,
+                                accel_uuids=None):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'shelve_offload_instance', instance=instance,
+                   clean_shutdown=clean_shutdown, accel_uuids=accel_uuids)
+
+    def unshelve_instance(self, ctxt, instance, host, request_spec,
+                          image=None, filter_properties=None, node=None,
+                          accel_uuids=None):
+        cctxt = self._prepare(ctxt, host)
+        cctxt.cast(ctxt, 'unshelve_instance', instance=instance,
+                   image=image, filter_properties=filter_properties,
+                   node=node, request_spec=request_spec,
+                   accel_uuids=accel_uuids)
+
 
     # -- host ------------------------------------------------------------
 

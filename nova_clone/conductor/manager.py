@@ -6,7 +6,8 @@ not touch the database (nova-compute).  ``ComputeTaskManager`` is the
 module in ``nova_clone.conductor.tasks`` that owns it (``build``: boot
 and reschedule; ``migrate``: resize and cold migration;
 ``live_migrate``: live migration; ``rebuild``: rebuild on the instance's
-host, and evacuate; ``image_cache``: aggregate image pre-caching).
+host, and evacuate; ``image_cache``: aggregate image pre-caching;
+``unshelve``: unshelving an offloaded server).
 """
 
 import functools
@@ -24,6 +25,7 @@ from nova_clone.conductor.tasks import image_cache
 from nova_clone.conductor.tasks import live_migrate
 from nova_clone.conductor.tasks import migrate
 from nova_clone.conductor.tasks import rebuild
+from nova_clone.conductor.tasks import unshelve
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
@@ -237,3 +239,6 @@ class ComputeTaskManager:
             host=host, request_spec=request_spec,
             reimage_boot_volume=reimage_boot_volume,
             target_state=target_state)
+    def unshelve_instance(self, context, instance, request_spec=None):
+        unshelve.unshelve_instance(self, context, instance,
+                                   request_spec=request_spec)

@@ -11,6 +11,8 @@ conductor runs.  Its version follows Nova's history of the methods
 implemented so far, and is raised as each flow lands with the version at
 which Nova added it:
   1.2  - build_instances (the reschedule path)
+  1.3  - unshelve_instance
+  1.12 - unshelve_instance gets request_spec
   1.15 - live_migrate_instance
   1.16 - schedule_and_build_instances
   1.17 - schedule_and_build_instances gets tags
@@ -20,8 +22,7 @@ which Nova added it:
   1.21 - cache_images
   1.25 - rebuild_instance (with request_spec, reimage_boot_volume and
          target_state, as Nova has it at 1.25)
-live_migrate_instance is Nova's 1.15 (served here from 1.25 on).
-Next in Nova's history: unshelve_instance,
+Next in Nova's history:
 confirm/revert_snapshot_based_resize, attach_volume (1.26).
 
 Both clients are capped at the versions the conductor serves (the
@@ -159,6 +160,11 @@ class ComputeTaskAPI:
                    injected_files=injected_files,
                    requested_networks=requested_networks,
                    block_device_mapping=block_device_mapping, tags=tags)
+
+    def unshelve_instance(self, context, instance, request_spec=None):
+        cctxt = self.client.prepare(version='1.12')
+        cctxt.cast(context, 'unshelve_instance', instance=instance,
+                   request_spec=request_spec)
 
     def cache_images(self, context, aggregate, image_ids):
         cctxt = self.client.prepare(version='1.21')

@@ -64,6 +64,12 @@ service_opts = [
     cfg.IntOpt('running_deleted_instance_poll_interval', default=1800,
                help='Seconds between checks for running deleted guests '
                     '(0 disables).'),
+    cfg.IntOpt('shelved_offload_time', default=0, min=-1,
+               help='Seconds a shelved server keeps its host before it is '
+                    'offloaded: 0 offloads at once, -1 never.'),
+    cfg.IntOpt('shelved_poll_interval', default=3600,
+               help='Seconds between checks for shelved servers due to be '
+                    'offloaded (0 or less disables).'),
     cfg.IntOpt('running_deleted_instance_timeout', default=0,
                help='Seconds an instance must have been deleted before '
                     'its guest is acted on.'),

@@ -32,6 +32,9 @@ fake_opts = [
                 help='Destination hosts refusing live migrations in '
                      'check_can_live_migrate_destination (not enough '
                      'memory).'),
+    cfg.BoolOpt('fail_attach_volume', default=False,
+                help='Make every volume attach of the fake hypervisor '
+                     'fail, as a guest refusing the disk would.'),
 ]
 
 

@@ -38,9 +38,11 @@ from nova_clone.policies import server_migrations
 from nova_clone.policies import server_password
 from nova_clone.policies import server_topology
 from nova_clone.policies import servers
+from nova_clone.policies import shelve
 from nova_clone.policies import simple_tenant_usage
 from nova_clone.policies import suspend_server
 from nova_clone.policies import volumes
+from nova_clone.policies import volumes_attachments
 
 
 def list_rules():
@@ -65,4 +67,5 @@ def list_rules():
         security_groups.list_rules(), inject_network_info.list_rules(),
         server_password.list_rules(), server_topology.list_rules(),
         deferred_delete.list_rules(), evacuate.list_rules(),
-        server_migrations.list_rules()))
+        server_migrations.list_rules(), volumes_attachments.list_rules(),
+        shelve.list_rules()))

@@ -282,6 +282,10 @@ class ComputeDriver:
                       encryption=None):
         raise NotImplementedError()
 
+    def swap_volume(self, context, old_connection_info, new_connection_info,
+                    instance, mountpoint, resize_to):
+        raise NotImplementedError()
+
     def extend_volume(self, context, connection_info, instance,
                       requested_size):
         raise NotImplementedError()

@@ -527,7 +527,13 @@ class FakeDriver(driver.ComputeDriver):
     def attach_volume(self, context, connection_info, instance, mountpoint,
                       disk_bus=None, device_type=None, encryption=None):
         guest = self._guest(instance)
-        guest.volumes[mountpoint] = connection_info
+        if CONF.fake_driver.fail_attach_volume:
+            raise exception.VolumeAttachFailed(
+                volume_id=(connection_info or {}).get('serial'),
+                reason='fake hypervisor on %s refuses the disk '
+                       '(fail_attach_volume)' % self.host)
+        with self._hv.lock:
+            guest.volumes[mountpoint] = connection_info
 
     def detach_volume(self, context, connection_info, instance, mountpoint,
                       encryption=None):
@@ -535,6 +541,12 @@ class FakeDriver(driver.ComputeDriver):
             guest = self._hv.guests.get(instance.uuid)
         if guest is not None:
             guest.volumes.pop(mountpoint, None)
+
+    def swap_volume(self, context, old_connection_info,
+                    new_connection_info, instance, mountpoint, resize_to):
+        guest = self._guest(instance)
+        with self._hv.lock:
+            guest.volumes[mountpoint] = new_connection_info
 
     def extend_volume(self, context, connection_info, instance,
                       requested_size):

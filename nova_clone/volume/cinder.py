@@ -113,7 +113,9 @@ class API:
         if resp.status_code == 404 and not_found is not None:
             raise not_found
         if resp.status_code == 400:
-            raise exception.InvalidVolume(reason=message)
+            # Cinder words its refusals as InvalidVolume does already.
+            raise exception.InvalidVolume(reason=message.split(
+                'Invalid volume: ', 1)[-1])
         if resp.status_code == 413:
             raise exception.VolumeLimitExceeded(reason=message)
         if resp.status_code in (401, 403):

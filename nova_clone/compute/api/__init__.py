@@ -10,6 +10,10 @@ the three cases of scenario 2 (``delete``); ``resize``, ``migrate``,
 ``live_migration`` starts, forces, aborts and lists live migrations
 (scenario 4).  ``preconditions`` holds which states each action accepts;
 ``host`` the services and compute nodes of every cell (HostAPI).
+``volumes`` attaches and detaches volumes (scenario 5); ``shelve``
+shelves and unshelves.  ``preconditions`` holds which states each action
+accepts; ``host`` the services and compute nodes of every cell
+(HostAPI).
 """
 
 import contextlib
@@ -34,8 +38,10 @@ from nova_clone.compute.api import rebuild as rebuild_flow
 from nova_clone.compute.api import rescue as rescue_flow
 from nova_clone.compute.api import resize as resize_flow
 from nova_clone.compute.api import security_groups
+from nova_clone.compute.api import shelve as shelve_flow
 from nova_clone.compute.api import snapshot as snapshot_flow
 from nova_clone.compute.api import volume_snapshots
+from nova_clone.compute.api import volumes
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
@@ -612,6 +618,44 @@ class API:
     def force_delete(self, context, instance):
         """Delete now, soft-deleted or not."""
         delete_flow.delete(self, context, instance, allow_soft=False)
+
+    # -- volumes -------------------------------------------------------------
+    @preconditions.checked('attach_volume')
+    def attach_volume(self, context, instance, volume_id, device=None,
+                      disk_bus=None, device_type=None, tag=None,
+                      supports_multiattach=False,
+                      delete_on_termination=False):
+        """The new BDM (None for a shelved-offloaded server)."""
+        return volumes.attach_volume(
+            self, context, instance, volume_id, device=device,
+            disk_bus=disk_bus, device_type=device_type, tag=tag,
+            supports_multiattach=supports_multiattach,
+            delete_on_termination=delete_on_termination)
+
+    @preconditions.checked('detach_volume')
+    def detach_volume(self, context, instance, volume):
+        volumes.detach_volume(self, context, instance, volume)
+
+    @preconditions.checked('swap_volume')
+    def swap_volume(self, context, instance, old_volume, new_volume):
+        volumes.swap_volume(self, context, instance, old_volume, new_volume)
+
+    # -- shelve --------------------------------------------------------------
+    @preconditions.checked('shelve')
+    def shelve(self, context, instance, clean_shutdown=True):
+        shelve_flow.shelve(self, context, instance,
+                           clean_shutdown=clean_shutdown)
+
+    @preconditions.checked('shelveOffload')
+    def shelve_offload(self, context, instance, clean_shutdown=True):
+        shelve_flow.shelve_offload(self, context, instance,
+                                   clean_shutdown=clean_shutdown)
+
+    @preconditions.checked('unshelve')
+    def unshelve(self, context, instance,
+                 availability_zone=shelve_flow.UNSET, host=None):
+        shelve_flow.unshelve(self, context, instance,
+                             availability_zone=availability_zone, host=host)
 
     # -- events -----------------------------------------------------------
     def external_instance_event(self, context, instances, events,

@@ -21,6 +21,7 @@ from nova_clone.compute import vm_states
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
+from nova_clone.volume import release
 
 LOG = logging.getLogger(__name__)
 
@@ -56,6 +57,17 @@ def _delete_build_request(context, uuid):
     return True
 
 
+def _release_build_claim(compute_api, context, uuid):
+    """A build cancelled after the scheduler claimed (its conductor died
+    before the instance reached a cell) still holds an allocation."""
+    try:
+        compute_api.report_client.delete_allocation_for_instance(context,
+                                                                 uuid)
+    except exception.NovaException as exc:
+        LOG.warning('Could not release the allocation of cancelled build '
+                    '%s: %s', uuid, exc)
+
+
 def delete(compute_api, context, instance, mapping=None, allow_soft=True):
     """``mapping`` is given when ``instance`` was read with it (from its
     cell with INSTANCE_ATTRS, or from its build request) just before.
@@ -73,6 +85,7 @@ def delete(compute_api, context, instance, mapping=None, allow_soft=True):
     objects.InstanceGroup.remove_member(context, uuid)
     if mapping.cell_mapping is None:
         if _delete_build_request(context, uuid):
+            _release_build_claim(compute_api, context, uuid)
             return
         mapping = instance_list.get_scheduled_mapping(context, uuid)
 
@@ -141,24 +154,6 @@ def _soft_delete_on_compute(compute_api, cctxt, instance):
              instance.uuid)
 
 
-def _cleanup_volumes(compute_api, cctxt, instance, bdms):
-    for bdm in bdms:
-        if not getattr(bdm, 'volume_id', None) or \
-                getattr(bdm, 'destination_type', None) != 'volume':
-            continue
-        try:
-            if getattr(bdm, 'attachment_id', None):
-                compute_api.volume_api.attachment_delete(cctxt,
-                                                         bdm.attachment_id)
-            if bdm.delete_on_termination:
-                compute_api.volume_api.delete(cctxt, bdm.volume_id)
-        except exception.NotFound:
-            pass
-        except Exception:
-            LOG.exception('Could not clean up volume %s of instance %s',
-                          bdm.volume_id, instance.uuid)
-
-
 _PLACEMENT_REFUSED = (
     'Server %(uuid)s was not deleted: Placement did not release its '
     'resource allocations (%(reason)s). Nothing was changed; try the '
@@ -195,7 +190,9 @@ def _local_delete(compute_api, cctxt, instance, cell0=False):
     if not cell0:
         bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
             cctxt, instance.uuid)
-        _cleanup_volumes(compute_api, cctxt, instance, bdms)
+        release.release_attachments(compute_api.volume_api, cctxt, bdms)
+        release.release_volumes(compute_api.volume_api, cctxt, instance,
+                                bdms, raise_exc=False)
         try:
             compute_api.network_api.deallocate_for_instance(cctxt, instance)
         except Exception:

@@ -38,6 +38,7 @@ from nova_clone.compute import vm_states
 from nova_clone.conf import CONF
 from nova_clone import exception
 from nova_clone import threads
+from nova_clone.volume import release
 
 LOG = logging.getLogger(__name__)
 
@@ -217,8 +218,8 @@ def _fail_build(collab, context, instance, exc, exc_info,
     """Boot arrow "CMP->>CELLDB: vm_state=error + instance_faults"."""
     teardown.release_networks(collab.network_api, context, instance,
                               requested_networks)
-    teardown.release_volumes(collab.volume_api, context, instance, bdms,
-                             raise_exc=False)
+    release.release_volumes(collab.volume_api, context, instance, bdms,
+                            raise_exc=False)
     compute_utils.add_instance_fault_from_exc(
         context, instance, exc, exc_info, fault_message=fault_message)
     teardown.release_allocation(collab.reportclient, context, instance)

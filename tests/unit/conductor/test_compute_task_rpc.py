@@ -135,9 +135,9 @@ def test_flows_that_have_not_landed_are_not_served(conductor):
         topic=conductor_rpcapi.RPC_TOPIC,
         namespace=conductor_rpcapi.COMPUTE_TASK_NAMESPACE, version='1.0'))
     with pytest.raises(messaging.NoSuchMethod) as err:
-        client.prepare(timeout=5).call(ctxt, 'unshelve_instance',
+        client.prepare(timeout=5).call(ctxt, 'attach_volume',
                                        instance=None)
-    assert err.value.method == 'unshelve_instance'
+    assert err.value.method == 'attach_volume'
     with pytest.raises(messaging.UnsupportedVersion):
         client.prepare(version='1.26', timeout=5).call(
             ctxt, 'build_instances', instances=[])
@@ -145,7 +145,7 @@ def test_flows_that_have_not_landed_are_not_served(conductor):
     assert task_api.client.can_send_version(
         conductor_rpcapi.COMPUTE_TASK_VERSION)
     assert not task_api.client.can_send_version('1.26')
-    assert not hasattr(task_api, 'unshelve_instance')
+    assert not hasattr(task_api, 'attach_volume')
 
 
 def test_migrate_server_is_served(conductor):
@@ -171,7 +171,8 @@ def test_client_and_endpoint_offer_the_same_methods():
     assert methods(conductor_manager.ComputeTaskManager) == methods(
         conductor_rpcapi.ComputeTaskAPI) == {
         'build_instances', 'cache_images', 'live_migrate_instance',
-        'migrate_server', 'rebuild_instance', 'schedule_and_build_instances'}
+        'migrate_server', 'rebuild_instance', 'schedule_and_build_instances',
+        'unshelve_instance'}
     assert conductor_manager.ComputeTaskManager.target.version == (
         conductor_rpcapi.COMPUTE_TASK_VERSION)
     assert conductor_manager.ConductorManager.target.version == (
