@@ -521,6 +521,10 @@ class NoValidHost(NovaException):
     msg_fmt = 'No valid host was found. %(reason)s'
 
 
+class ConductorStoppedWhileScheduling(NovaException):
+    msg_fmt = 'The conductor stopped while scheduling this server.'
+
+
 class MaxRetriesExceeded(NoValidHost):
     msg_fmt = 'Exceeded maximum number of retries. %(reason)s'
 

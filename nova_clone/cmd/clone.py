@@ -3,15 +3,17 @@
 ``nova-clone up`` runs every service in one process (the embedded mode);
 ``nova-clone stack up|down|status`` runs each service as its own process on
 MariaDB, RabbitMQ, Keystone and Placement; ``nova-clone bench`` measures
-any cloud.  Each sub-command lives in its own module (nova_clone.embedded.cli,
-nova_clone.stack.cli, nova_clone.bench), whose module-level imports stay
-light; this module only dispatches.
+any cloud; ``nova-clone chaos`` tests a stack under faults.  Each
+sub-command lives in its own module (nova_clone.embedded.cli,
+nova_clone.stack.cli, nova_clone.bench, nova_clone.chaos), whose
+module-level imports stay light; this module only dispatches.
 """
 
 import argparse
 import sys
 
 from nova_clone import bench
+from nova_clone import chaos
 from nova_clone.embedded import cli as embedded_cli
 from nova_clone.stack import cli as stack_cli
 
@@ -24,6 +26,9 @@ SUBCOMMANDS = {
     'bench': (bench,
               'Boot N servers at concurrency C against a cloud and print '
               'one JSON line of measurements.'),
+    'chaos': (chaos,
+              'Boot, resize and delete servers on a stack while killing '
+              'its services; print one JSON line of what was lost.'),
 }
 
 

@@ -15,6 +15,7 @@ import functools
 import netaddr
 import oslo_messaging as messaging
 from oslo_log import log as logging
+from oslo_utils import timeutils
 from oslo_utils import versionutils
 
 from nova_clone.compute import rpcapi as compute_rpcapi
@@ -25,6 +26,8 @@ from nova_clone.conductor.tasks import live_migrate
 from nova_clone.conductor.tasks import migrate
 from nova_clone.conductor.tasks import rebuild
 from nova_clone.conductor.tasks import unshelve
+from nova_clone.conf import CONF
+from nova_clone import context as nova_context
 from nova_clone import exception
 from nova_clone import manager
 from nova_clone import objects
@@ -79,11 +82,24 @@ class ConductorManager(manager.Manager):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault('service_name', 'conductor')
         super().__init__(*args, **kwargs)
+        self.started_at = timeutils.utcnow()
         self.compute_task_mgr = ComputeTaskManager()
         self.additional_endpoints.append(self.compute_task_mgr)
 
     def reset(self):
         objects.Service.clear_min_version_cache()
+
+    def init_host(self, service_ref=None):
+        # Only the super-conductor reads the API database's build requests.
+        if not CONF.api_database.connection:
+            return
+        try:
+            build.bury_abandoned_build_requests(
+                self.compute_task_mgr, nova_context.get_admin_context(),
+                self.started_at)
+        except Exception:
+            LOG.exception('Could not settle the build requests left by a '
+                          'stopped conductor')
 
     @staticmethod
     def _dispatch(target, method, args, kwargs):

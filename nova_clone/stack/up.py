@@ -166,6 +166,12 @@ class Up(object):
         self._wait(services, pids, timeout)
         return pids
 
+    def start_services(self, services, timeout):
+        """Start those of services that are not running and wait until
+        each is ready (also how ``nova-clone chaos`` restarts one it
+        killed)."""
+        return self._phase(services, timeout)
+
     # -- steps -------------------------------------------------------------
     def run(self):
         try:

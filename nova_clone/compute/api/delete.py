@@ -57,6 +57,17 @@ def _delete_build_request(context, uuid):
     return True
 
 
+def _release_build_claim(compute_api, context, uuid):
+    """A build cancelled after the scheduler claimed (its conductor died
+    before the instance reached a cell) still holds an allocation."""
+    try:
+        compute_api.report_client.delete_allocation_for_instance(context,
+                                                                 uuid)
+    except exception.NovaException as exc:
+        LOG.warning('Could not release the allocation of cancelled build '
+                    '%s: %s', uuid, exc)
+
+
 def delete(compute_api, context, instance, mapping=None, allow_soft=True):
     """``mapping`` is given when ``instance`` was read with it (from its
     cell with INSTANCE_ATTRS, or from its build request) just before.
@@ -74,6 +85,7 @@ def delete(compute_api, context, instance, mapping=None, allow_soft=True):
     objects.InstanceGroup.remove_member(context, uuid)
     if mapping.cell_mapping is None:
         if _delete_build_request(context, uuid):
+            _release_build_claim(compute_api, context, uuid)
             return
         mapping = instance_list.get_scheduled_mapping(context, uuid)
 

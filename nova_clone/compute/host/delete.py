@@ -58,11 +58,24 @@ def delete_instance(collab, context, instance, bdms):
     instance.power_state = power_state.NOSTATE
     instance.terminated_at = timeutils.utcnow()
     instance.save()
-    # Delete arrow "CMP->>PL: DELETE /allocations/{instance}" (raised: a
-    # retry of the delete must still find the instance).
+    complete_deletion(collab, context, instance, bdms)
+
+
+def complete_deletion(collab, context, instance, bdms=None):
+    """The steps after the guest is gone and the record says DELETED:
+    also how start-up finishes a delete whose service died there."""
+    # Delete arrow "CMP->>PL: DELETE /allocations/{instance}".  Placement
+    # refusing is raised (a retry of the delete must still find the
+    # instance); Placement not answering is not: as Nova, the delete
+    # completes and the resource tracker's periodic removes the
+    # allocation of the deleted instance once Placement is back.
     collab.rt.remove_instance(context, instance)
-    collab.reportclient.delete_allocation_for_instance(
-        context, instance.uuid, force=True)
+    try:
+        collab.reportclient.delete_allocation_for_instance(
+            context, instance.uuid, force=True)
+    except exception.PlacementAPIConnectFailure as exc:
+        LOG.warning('Allocation of deleted instance %s left for the '
+                    'periodic cleanup: %s', instance.uuid, exc)
     instance.destroy()
     compute_utils.notify_about_instance_action(
         context, instance, collab.host, 'delete', phase='end', bdms=bdms)

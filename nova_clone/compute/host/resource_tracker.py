@@ -42,6 +42,10 @@ from nova_clone.virt import driver as virt_driver
 
 LOG = logging.getLogger(__name__)
 
+# Statuses after which a migration holds no resources anywhere.
+_ENDED_MIGRATION_STATUSES = ('confirmed', 'reverted', 'completed', 'done',
+                             'cancelled')
+
 Usage = collections.namedtuple('Usage', ['vcpus', 'memory_mb', 'disk_gb'])
 
 # Shortest gap between two saves of one node's usage by the saver.
@@ -264,7 +268,51 @@ class ResourceTracker:
             if cn.obj_what_changed():
                 cn.save()
         self._update_to_placement(context, cn, startup)
+        self._remove_deleted_instances_allocations(context, cn)
         return cn
+
+    def _remove_deleted_instances_allocations(self, context, cn):
+        """Drop the allocations on this node whose instance is deleted:
+        a delete that could not reach Placement leaves them behind.
+        Consumers that are no instance of this cell (migrations) stay."""
+        try:
+            allocations = \
+                self.reportclient.get_allocations_for_resource_provider(
+                    context, cn.uuid)
+        except exception.NovaException as exc:
+            LOG.warning('Cannot list the allocations of %s: %s', cn.uuid,
+                        exc)
+            return
+        if not allocations:
+            return
+        deleted = compute_utils._objects().InstanceList.get_by_filters(
+            context.elevated(read_deleted='yes'),
+            {'uuid': list(allocations), 'deleted': True,
+             'soft_deleted': False}, expected_attrs=[])
+        for instance in deleted:
+            LOG.info('Removing the allocation of deleted instance %s',
+                     instance.uuid)
+            self.reportclient.delete_allocation_for_instance(
+                context, instance.uuid)
+        self._remove_ended_migrations_allocations(
+            context, set(allocations) - {i.uuid for i in deleted})
+
+    def _remove_ended_migrations_allocations(self, context, consumers):
+        """Drop what a move that ended still holds here: a confirm that
+        could not reach Placement leaves the migration's allocation."""
+        objects = compute_utils._objects()
+        live = objects.InstanceList.get_by_filters(
+            context, {'uuid': list(consumers)}, expected_attrs=[])
+        for uuid in consumers - {i.uuid for i in live}:
+            try:
+                migration = objects.Migration.get_by_uuid(context, uuid)
+            except exception.MigrationNotFound:
+                continue
+            if migration.status in _ENDED_MIGRATION_STATUSES:
+                LOG.info('Removing the allocation of %s migration %s',
+                         migration.status, uuid)
+                self.reportclient.delete_allocation_for_instance(
+                    context, uuid, consumer_type='migration')
 
     def _init_compute_node(self, context, resources):
         nodename = resources['hypervisor_hostname']

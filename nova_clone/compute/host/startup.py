@@ -72,7 +72,12 @@ def init_instances(collab, context):
 
 
 def _init_instance(collab, context, instance):
-    if instance.vm_state in (vm_states.DELETED, vm_states.SOFT_DELETED):
+    if instance.vm_state == vm_states.SOFT_DELETED:
+        return
+    if instance.vm_state == vm_states.DELETED:
+        # The service died between the guest's end and the row's.
+        LOG.info('Completing the partial delete of %s', instance.uuid)
+        delete.complete_deletion(collab, context, instance)
         return
     if instance.task_state == task_states.DELETING:
         LOG.info('Completing the interrupted delete of %s', instance.uuid)

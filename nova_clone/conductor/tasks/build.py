@@ -130,20 +130,64 @@ def _bury_in_cell0(manager, context, request_spec, exc, build_requests=(),
             except Exception:
                 LOG.exception('Could not store the tags of %s in cell0', uuid)
         mapping.cell_mapping = cell0
-        mapping.save()
+        try:
+            mapping.save()
+        except exception.InstanceMappingNotFound:
+            # The user's delete took the mapping since we read it: a cell0
+            # row left now would be listed but answer 404 to GET/DELETE.
+            _drop_from_cell0(context, cell0, instance)
+            continue
         br = requests.get(uuid)
         if br is not None:
             try:
                 br.destroy()
             except exception.BuildRequestNotFound:
                 # Deleted by the user after all: drop the buried record too.
-                with nova_context.target_cell(context, cell0) as cctxt:
-                    instance._context = cctxt
-                    try:
-                        instance.destroy()
-                    except exception.InstanceNotFound:
-                        pass
+                _drop_from_cell0(context, cell0, instance)
+                continue
         LOG.info('Instance %s buried in cell0: %s', uuid, exc)
+
+
+def _drop_from_cell0(context, cell0, instance):
+    LOG.info('Instance %s was deleted while being buried in cell0',
+             instance.uuid)
+    with nova_context.target_cell(context, cell0) as cctxt:
+        instance._context = cctxt
+        try:
+            instance.destroy()
+        except exception.InstanceNotFound:
+            pass
+
+
+def bury_abandoned_build_requests(manager, context, started_at):
+    """At a super-conductor's start: every build request created before
+    it with no cell yet was being scheduled by a conductor that died (its
+    RPC casts are not redelivered once taken), so nobody would ever finish
+    it and the server would stay BUILD with no fault.  Each goes to cell0
+    in ERROR with a fault saying why, its allocation freed.  A cast still
+    queued for one of them finds the build request gone and only frees
+    the allocation (as for a delete during scheduling).  This assumes one
+    super-conductor per deployment, as the stack and embedded modes run.
+    """
+    exc = exception.ConductorStoppedWhileScheduling()
+    for br in objects.BuildRequestList.get_all(context):
+        if br.created_at is None or \
+                br.created_at.replace(tzinfo=None) >= started_at:
+            continue
+        try:
+            mapping = objects.InstanceMapping.get_by_instance_uuid(
+                context, br.instance_uuid)
+        except exception.InstanceMappingNotFound:
+            continue
+        if mapping.cell_mapping is not None:
+            continue
+        LOG.warning('Build request of %s was left by a stopped conductor',
+                    br.instance_uuid)
+        manager.report_client.delete_allocation_for_instance(
+            context, br.instance_uuid)
+        spec = objects.RequestSpec.get_by_instance_uuid(context,
+                                                        br.instance_uuid)
+        _bury_in_cell0(manager, context, spec, exc, build_requests=[br])
 
 
 def schedule_and_build_instances(manager, context, build_requests,

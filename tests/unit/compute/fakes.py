@@ -256,6 +256,11 @@ class FakeReportClient:
     def get_allocations_for_consumer(self, context, consumer):
         return self.allocations.get(consumer, {})
 
+    def get_allocations_for_resource_provider(self, context, rp_uuid):
+        return {consumer: alloc[rp_uuid]
+                for consumer, alloc in self.allocations.items()
+                if rp_uuid in alloc}
+
     def delete_allocation_for_instance(self, context, uuid,
                                        consumer_type='instance', force=True):
         with self.lock:

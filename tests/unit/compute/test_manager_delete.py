@@ -223,3 +223,33 @@ def test_power_sync_leaves_a_vanished_guest_active(compute, ctxt):
     c.manager._sync_power_states(ctxt)
     assert (inst.vm_state, inst.power_state) == ('active',
                                                  power_state.NOSTATE)
+
+
+def test_delete_with_placement_down_completes_and_the_periodic_frees(
+        compute, ctxt, fake_objects):
+    from nova_clone import exception
+    c = compute()
+    inst = _active(c, ctxt)
+    rp = c.manager.rt.compute_nodes['host1'].uuid
+    c.reportclient.allocations[inst.uuid] = {rp: {'resources': {'VCPU': 1}}}
+    delete = c.reportclient.delete_allocation_for_instance
+
+    def unreachable(*a, **k):
+        raise exception.PlacementAPIConnectFailure(reason='down')
+    c.reportclient.delete_allocation_for_instance = unreachable
+    c.manager.terminate_instance(ctxt, inst, [])
+    assert inst.destroyed and inst.vm_state == 'deleted'
+    assert fake_objects.faults == []
+    assert inst.uuid in c.reportclient.allocations
+    c.reportclient.delete_allocation_for_instance = delete
+    c.manager.update_available_resource(ctxt)
+    assert inst.uuid not in c.reportclient.allocations
+
+
+def test_restart_finishes_a_delete_that_died_after_the_guest(compute, ctxt):
+    first = compute()
+    inst = _active(first, ctxt)
+    inst.vm_state = 'deleted'    # the guest went, the row stayed
+    second = compute()   # the same host, restarted
+    assert inst.destroyed
+    assert second.reportclient.deleted_allocations == [inst.uuid]
