@@ -4,13 +4,15 @@
 ``nova-clone stack up|down|status`` runs each service as its own process on
 MariaDB, RabbitMQ, Keystone and Placement; ``nova-clone bench`` measures
 any cloud.  Each sub-command lives in its own module (nova_clone.embedded.cli,
-nova_clone.stack.cli, nova_clone.bench), whose module-level imports stay
+nova_clone.stack.cli, nova_clone.bench,
+nova_clone.api.openapi), whose module-level imports stay
 light; this module only dispatches.
 """
 
 import argparse
 import sys
 
+from nova_clone.api import openapi
 from nova_clone import bench
 from nova_clone.embedded import cli as embedded_cli
 from nova_clone.stack import cli as stack_cli
@@ -24,6 +26,8 @@ SUBCOMMANDS = {
     'bench': (bench,
               'Boot N servers at concurrency C against a cloud and print '
               'one JSON line of measurements.'),
+    'openapi': (openapi,
+                'Write the OpenAPI description of the compute API.'),
 }
 
 
