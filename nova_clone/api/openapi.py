@@ -100,6 +100,7 @@ def _query_parameters(func, at):
 
 
 def _operation(template, method, func, at):
+    from nova_clone.api.controllers import removed
     op = {
         'operationId': '%s %s' % (method, template),
         'x-openstack-microversion': _range_note(*_range(func)),
@@ -112,9 +113,10 @@ def _operation(template, method, func, at):
             'default': {'description': 'Success, or a Nova fault body '
                         '({"badRequest": {"code": 400, "message": ...}})'}},
     }
-    if getattr(func, 'removed_in', None):
+    if template in removed.REMOVED:
         op['deprecated'] = True
-        op['description'] = 'Removed from Nova: always 410 Gone.'
+        op['description'] = ('Removed from Nova in %s: always 410 Gone.'
+                             % removed.REMOVED[template])
     if method in ('POST', 'PUT'):
         body = _request_body(func, at)
         if body is not None:

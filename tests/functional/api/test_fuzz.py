@@ -225,3 +225,17 @@ def test_bodies_over_the_limit_are_413(cloud, method, path):
     assert reply.status == 413, reply
     assert reply.body['overLimit']['code'] == 413
     assert 'max_request_body_size' in reply.body['overLimit']['message']
+
+
+@pytest.mark.parametrize('path,key', [
+    ('/os-quota-sets/%s' % af.ADMIN_PROJECT, 'quota_set'),
+    ('/os-quota-class-sets/default', 'quota_class_set')])
+@pytest.mark.parametrize('value', ['99999999999999999999', '-2'])
+def test_quota_limit_out_of_range_as_a_string_is_400(cloud, path, key,
+                                                     value):
+    # Found by the fuzz run: the schema's bounds hold for numbers only.
+    admin, demo = cloud['clients']
+    reply = admin.put(path, {key: {'cores': value}})
+    assert reply.status == 400, reply
+    assert 'must be in the range of -1 and 2147483647' in \
+        reply.body['badRequest']['message']
