@@ -6,7 +6,10 @@ deletes them, and prints ONE JSON line: servers/s to ACTIVE, errors,
 each server's POST-to-ACTIVE latency (p50/p95), GET /servers/detail
 latency (p50/p95, sampled all along), the delete time and the largest
 share of servers any one host got (by host name for an admin, by hostId
-for any other user).
+for any other user).  With ``--resize`` it then resizes each ACTIVE
+server (to ``--resize-flavor``, else the next larger flavor) and confirms
+it, C at a time, and adds resizes/s and each resize's POST-to-confirmed
+latency to the line.
 
 Module-level imports stay light: ``nova-clone --help`` imports this.
 """
@@ -49,6 +52,12 @@ def add_arguments(parser):
                              '600).')
     parser.add_argument('--keep', action='store_true',
                         help='Do not delete the servers afterwards.')
+    parser.add_argument('--resize', action='store_true',
+                        help='Resize and confirm each booted server and '
+                             'report the rate.')
+    parser.add_argument('--resize-flavor', metavar='FLAVOR',
+                        help='Flavor to resize to (default: the smallest '
+                             'flavor larger than --flavor).')
 
 
 def _positive(text):
@@ -290,6 +299,97 @@ def _delete_all(conn, monitor, args, ids):
     return round(time.monotonic() - start, 3), gone
 
 
+# Polling one resizing server: each worker has one in flight.
+RESIZE_POLL_SECONDS = 0.25
+
+
+def _resize_target(conn, args):
+    """The flavor to resize to: --resize-flavor, else the smallest one
+    (by RAM, vCPUs, disk) larger than --flavor with at least its disk."""
+    if args.resize_flavor:
+        return conn.compute.find_flavor(args.resize_flavor,
+                                        ignore_missing=False)
+    current = conn.compute.find_flavor(args.flavor, ignore_missing=False)
+    larger = [f for f in conn.compute.flavors()
+              if f.id != current.id and f.disk >= current.disk and
+              (f.ram, f.vcpus) > (current.ram, current.vcpus)]
+    if not larger:
+        raise RuntimeError('no flavor larger than %s to resize to'
+                           % current.name)
+    return min(larger, key=lambda f: (f.ram, f.vcpus, f.disk))
+
+
+def _action(conn, server_id, body):
+    resp = conn.compute.post('/servers/%s/action' % server_id, json=body,
+                             microversion='2.1', raise_exc=False)
+    if resp.status_code not in (202, 204):
+        raise RuntimeError('%s answered %s: %s' % (
+            next(iter(body)), resp.status_code, _api_message(resp)))
+
+
+def _wait_move(conn, server_id, deadline, leaving):
+    """The server once no task runs on it and its status is not
+    ``leaving``."""
+    while time.monotonic() < deadline:
+        resp = conn.compute.get('/servers/%s' % server_id,
+                                microversion='2.1')
+        server = resp.json()['server']
+        if server['status'] != leaving and \
+                not server.get('OS-EXT-STS:task_state'):
+            return server
+        time.sleep(RESIZE_POLL_SECONDS)
+    raise RuntimeError('server %s still moving at the timeout' % server_id)
+
+
+def resize_all(conn, args, ids):
+    """Resize and confirm each server, C at a time: the report's resize
+    fields."""
+    import concurrent.futures
+    flavor = _resize_target(conn, args)
+    deadline = time.monotonic() + args.timeout
+    latencies, errors = [], []
+    lock = threading.Lock()
+
+    def one(server_id):
+        sent = time.monotonic()
+        try:
+            _action(conn, server_id, {'resize': {'flavorRef': flavor.id}})
+            server = _wait_move(conn, server_id, deadline, 'RESIZE')
+            if server['status'] != 'VERIFY_RESIZE':
+                raise RuntimeError('resize of %s ended %s: %s' % (
+                    server_id, server['status'],
+                    (server.get('fault') or {}).get('message')))
+            _action(conn, server_id, {'confirmResize': None})
+            # Confirming leaves the status alone until the source is
+            # cleaned up.
+            server = _wait_move(conn, server_id, deadline, 'VERIFY_RESIZE')
+            if server['status'] != 'ACTIVE':
+                raise RuntimeError('confirm of %s ended %s' % (
+                    server_id, server['status']))
+        except Exception as exc:
+            with lock:
+                errors.append(str(exc)[:200])
+            return
+        with lock:
+            latencies.append(time.monotonic() - sent)
+
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(args.concurrency) as pool:
+        list(pool.map(one, ids))
+    elapsed = time.monotonic() - start
+    return {
+        'resize_flavor': flavor.name,
+        'resized': len(latencies),
+        'resize_errors': len(errors),
+        'resize_seconds': round(elapsed, 3),
+        'resizes_per_second': round(len(latencies) / elapsed, 3)
+        if elapsed > 0 else None,
+        'resize_latency_p50_s': _rounded(_percentile(latencies, 50), 3),
+        'resize_latency_p95_s': _rounded(_percentile(latencies, 95), 3),
+        'resize_error_messages': errors[:5],
+    }
+
+
 def _hosts(servers):
     """Servers per host: the host's name for an admin, else hostId (the
     per-project hash of the host that every user sees)."""
@@ -324,6 +424,15 @@ def run(args):
             return 1
         hosts = _hosts(monitor.seen[i] for i in ids if i in monitor.seen)
         placed = sum(hosts.values())
+        moves = None
+        if args.resize:
+            try:
+                moves = resize_all(conn, args, [
+                    i for i in ids
+                    if monitor.seen.get(i, {}).get('status') == 'ACTIVE'])
+            except Exception as exc:
+                print('nova-clone bench: %s' % exc, file=sys.stderr)
+                return 1
         # A few more list samples with every server present.
         for _ in range(5):
             monitor.sample()
@@ -354,5 +463,9 @@ def run(args):
         if placed else None,
         'error_messages': boot['error_messages'][:5],
     }
+    ok = boot['errors'] == 0 and boot['timeouts'] == 0
+    if moves is not None:
+        report.update(moves)
+        ok = ok and moves['resize_errors'] == 0
     print(json.dumps(report, sort_keys=True))
-    return 0 if boot['errors'] == 0 and boot['timeouts'] == 0 else 2
+    return 0 if ok else 2

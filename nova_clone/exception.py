@@ -141,6 +141,12 @@ class InstanceExists(Conflict):
     msg_fmt = 'Instance %(name)s already exists.'
 
 
+class UnshelveInstanceInvalidState(Conflict):
+    msg_fmt = ('Specifying an availability zone or a host when unshelving '
+               'server "%(instance_uuid)s" with status "%(state)s" is not '
+               'supported. The server status must be SHELVED_OFFLOADED.')
+
+
 class InstanceInvalidState(Conflict):
     msg_fmt = ('Instance %(instance_uuid)s in %(attr)s %(state)s. Cannot '
                '%(method)s while the instance is in this state.')
@@ -299,6 +305,14 @@ class ImageServiceUnavailable(NovaException):
 
 # -- Networks and ports (Neutron) -------------------------------------------
 
+class NetworkNotFoundForInstance(Invalid):
+    msg_fmt = 'Network could not be found for instance %(instance_id)s.'
+
+
+class FixedIpNotFoundForSpecificInstance(NotFound):
+    msg_fmt = "Instance %(instance_uuid)s doesn't have fixed IP '%(ip)s'."
+
+
 class NetworkNotFound(NotFound):
     msg_fmt = 'Network %(network_id)s could not be found.'
 
@@ -388,6 +402,30 @@ class VirtualInterfaceCreateException(NovaException):
     msg_fmt = 'Virtual Interface creation failed'
 
 
+class SecurityGroupCannotBeApplied(Invalid):
+    msg_fmt = ('Network requires port_security_enabled and subnet associated'
+               ' in order to apply security groups.')
+
+
+class AttachInterfaceNotSupported(Invalid):
+    msg_fmt = ('Attaching interfaces is not supported for instance '
+               '%(instance_uuid)s.')
+
+
+class NetworkInterfaceTaggedAttachNotSupported(Invalid):
+    msg_fmt = 'Tagged network interface attach is not supported by this host.'
+
+
+class InterfaceAttachFailed(Invalid):
+    msg_fmt = ('Failed to attach network adapter device to '
+               '%(instance_uuid)s')
+
+
+class InterfaceDetachFailed(Invalid):
+    msg_fmt = ('Failed to detach network adapter device from '
+               '%(instance_uuid)s')
+
+
 # -- Volumes and block device mappings (Cinder) -----------------------------
 
 class VolumeNotFound(NotFound):
@@ -443,6 +481,38 @@ class VolumeBDMIsMultiAttach(Invalid):
 
 class InvalidBDM(Invalid):
     msg_fmt = 'Block Device Mapping is Invalid.'
+
+
+class VolumeAttachFailed(Invalid):
+    msg_fmt = 'Volume %(volume_id)s could not be attached. Reason: %(reason)s'
+
+
+class MultiattachNotSupportedOldMicroversion(Invalid):
+    msg_fmt = ('Multiattach volumes are only supported starting with compute '
+               'API version 2.60.')
+
+
+class VolumeTaggedAttachToShelvedNotSupported(Invalid):
+    msg_fmt = ('Tagged volume attachment is not supported for '
+               'shelved-offloaded instances.')
+
+
+class RootVolumeDetachNotAllowed(Invalid):
+    msg_fmt = 'Cannot detach a root device volume'
+
+
+class DevicePathInUse(Conflict):
+    msg_fmt = 'The supplied device path (%(path)s) is in use.'
+
+
+class VolumeTaggedAttachNotSupported(Invalid):
+    msg_fmt = ('Tagged volume attachment is not supported for this '
+               'instance.')
+
+
+class MultiattachNotSupportedByVirtDriver(Conflict):
+    msg_fmt = ('Volume %(volume_id)s has multiattach=True but the virt '
+               'driver of this host does not support it.')
 
 
 # -- Scheduling and building ------------------------------------------------
@@ -563,6 +633,12 @@ class MigrationNotFoundByStatus(MigrationNotFound):
 class MigrationNotFoundForInstance(MigrationNotFound):
     msg_fmt = ('Migration %(migration_id)s not found for instance '
                '%(instance_id)s')
+
+
+class InvalidMigrationState(Invalid):
+    msg_fmt = ('Migration %(migration_id)s state of instance '
+               '%(instance_uuid)s is %(state)s. Cannot %(method)s while the '
+               'migration is in this state.')
 
 
 class CannotResizeToSameFlavor(Invalid):
@@ -707,6 +783,10 @@ class HostBinaryNotFound(NotFound):
     msg_fmt = 'Could not find binary %(binary)s on host %(host)s.'
 
 
+class ComputeServiceInUse(NovaException):
+    msg_fmt = 'Compute service of %(host)s is still in use.'
+
+
 class ComputeHostNotFound(NotFound):
     msg_fmt = 'Compute host %(host)s could not be found.'
 
@@ -719,8 +799,62 @@ class ComputeHostNotFoundById(NotFound):
     msg_fmt = 'Compute host with id %(compute_id)s could not be found.'
 
 
+class HostNotFound(NotFound):
+    msg_fmt = 'Host %(host)s could not be found.'
+
+
+class TaskAlreadyRunning(NovaException):
+    msg_fmt = 'Task %(task_name)s is already running on host %(host)s'
+
+
+class TaskNotRunning(NovaException):
+    msg_fmt = 'Task %(task_name)s is not running on host %(host)s'
+
+
 class ComputeServiceUnavailable(NovaException):
     msg_fmt = 'Compute service of %(host)s is unavailable at this time.'
+
+
+# -- Server groups ----------------------------------------------------------
+
+class InstanceGroupNotFound(NotFound):
+    msg_fmt = 'Instance group %(group_uuid)s could not be found.'
+
+
+class InstanceGroupIdExists(Conflict):
+    msg_fmt = 'Instance group %(group_uuid)s already exists.'
+
+
+class GroupMemberQuotaExceeded(OverQuota):
+    msg_fmt = 'Quota exceeded, too many servers in group'
+
+
+class ServerGroupQuotaExceeded(OverQuota):
+    msg_fmt = 'Quota exceeded, too many server groups.'
+
+
+# -- Host aggregates and availability zones ---------------------------------
+
+class AggregateNotFound(NotFound):
+    msg_fmt = 'Aggregate %(aggregate_id)s could not be found.'
+
+
+class AggregateNameExists(Conflict):
+    msg_fmt = 'Aggregate %(aggregate_name)s already exists.'
+
+
+class AggregateHostNotFound(NotFound):
+    msg_fmt = ('Aggregate %(aggregate_id)s has no host %(host)s.')
+
+
+class AggregateHostExists(Conflict):
+    msg_fmt = 'Aggregate %(aggregate_id)s already has host %(host)s.'
+
+
+class InvalidAggregateAction(Invalid):
+    msg_fmt = ('Unacceptable parameters: Cannot perform action '
+               '\'%(action)s\' on aggregate %(aggregate_id)s. Reason: '
+               '%(reason)s.')
 
 
 # -- Compute host resources and virt drivers --------------------------------
@@ -763,6 +897,44 @@ class InstancePowerOnFailure(Invalid):
 
 class InstanceRebootFailure(Invalid):
     msg_fmt = 'Failed to reboot instance: %(reason)s'
+
+
+class InstanceRecreateNotSupported(Invalid):
+    msg_fmt = 'Instance recreate is not supported.'
+
+
+class PreserveEphemeralNotSupported(Invalid):
+    msg_fmt = ('The current driver does not support preserving ephemeral '
+               'partitions.')
+
+
+class InstanceNotRescuable(Invalid):
+    msg_fmt = 'Instance %(instance_id)s cannot be rescued: %(reason)s'
+
+
+class InstanceAgentNotEnabled(Invalid):
+    msg_fmt = ('Instance %(instance_id)s has no guest agent to set its '
+               'password.')
+
+
+class InstancePasswordSetFailed(NovaException):
+    msg_fmt = 'Failed to set admin password on %(instance)s because %(reason)s'
+
+
+class SetAdminPasswdNotSupported(Invalid):
+    msg_fmt = 'Set admin password is not supported'
+
+
+class ConsoleTypeInvalid(Invalid):
+    msg_fmt = 'Invalid console type %(console_type)s'
+
+
+class ConsoleTypeUnavailable(Invalid):
+    msg_fmt = 'Unavailable console type %(console_type)s.'
+
+
+class InvalidToken(Invalid):
+    msg_fmt = "The token '%(token)s' is invalid or has expired"
 
 
 class InvalidVirtType(Invalid):

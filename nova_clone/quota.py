@@ -311,6 +311,25 @@ def check_keypairs(context, user_id, count=1):
         raise exception.KeypairLimitExceeded()
 
 
+def check_server_groups(context, count=1):
+    limit = get_limits_for(context, context.project_id,
+                           context.user_id)['server_groups']
+    if limit is None or limit < 0:
+        return
+    if _server_group_count(context, context.project_id) + count > limit:
+        raise exception.ServerGroupQuotaExceeded()
+
+
+def check_server_group_members(context, group, count):
+    """Room in ``group`` for ``count`` more of the user's servers."""
+    limit = get_limits_for(context, context.project_id,
+                           context.user_id)['server_group_members']
+    if limit is None or limit < 0:
+        return
+    if group.count_members_by_user(context.user_id) + count > limit:
+        raise exception.GroupMemberQuotaExceeded()
+
+
 def check_metadata_items(context, metadata):
     """Raises OverQuota when a server has more metadata than allowed."""
     limit = get_limits_for(context, context.project_id)['metadata_items']

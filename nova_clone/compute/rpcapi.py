@@ -10,6 +10,11 @@ History kept as Nova's (only the versions this client sends):
         external_instance_event, prep_resize, resize_instance,
         finish_resize, confirm_resize, revert_resize,
         finish_revert_resize ...)
+  6.2 - rebuild_instance with reimage_boot_volume (6.1) and target_state
+        finish_revert_resize, the live migration methods ...)
+        finish_revert_resize, reserve_block_device_name, attach_volume,
+        detach_volume, swap_volume, shelve_instance,
+        shelve_offload_instance, unshelve_instance ...)
   6.5 - the compute-alt topic
 """
 
@@ -195,6 +200,224 @@ class ComputeAPI:
         cctxt.cast(ctxt, 'finish_revert_resize', instance=instance,
                    migration=migration, request_spec=request_spec)
 
+    # -- live migration ----------------------------------------------------
+
+    def check_can_live_migrate_destination(self, ctxt, instance, destination,
+                                           block_migration, disk_over_commit,
+                                           migration, limits):
+        cctxt = self._prepare(ctxt, destination)
+        return cctxt.call(ctxt, 'check_can_live_migrate_destination',
+                          instance=instance, block_migration=block_migration,
+                          disk_over_commit=disk_over_commit,
+                          migration=migration, limits=limits)
+
+    def check_can_live_migrate_source(self, ctxt, instance, dest_check_data):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, 'check_can_live_migrate_source',
+                          instance=instance, dest_check_data=dest_check_data)
+
+    def pre_live_migration(self, ctxt, instance, disk, host, migrate_data):
+        cctxt = self._prepare(ctxt, host, alt=True)
+        return cctxt.call(ctxt, 'pre_live_migration', instance=instance,
+                          disk=disk, migrate_data=migrate_data)
+
+    def live_migration(self, ctxt, instance, dest, block_migration, host,
+                       migration, migrate_data=None):
+        cctxt = self._prepare(ctxt, host, alt=True)
+        cctxt.cast(ctxt, 'live_migration', instance=instance, dest=dest,
+                   block_migration=block_migration, migration=migration,
+                   migrate_data=migrate_data)
+
+    def post_live_migration_at_destination(self, ctxt, instance,
+                                           block_migration, host):
+        cctxt = self._prepare(ctxt, host, alt=True)
+        return cctxt.call(ctxt, 'post_live_migration_at_destination',
+                          instance=instance, block_migration=block_migration)
+
+    def rollback_live_migration_at_destination(self, ctxt, instance, host,
+                                               destroy_disks, migrate_data):
+        cctxt = self._prepare(ctxt, host, alt=True)
+        cctxt.cast(ctxt, 'rollback_live_migration_at_destination',
+                   instance=instance, destroy_disks=destroy_disks,
+                   migrate_data=migrate_data)
+
+    def live_migration_force_complete(self, ctxt, instance, migration):
+        cctxt = self._prepare(ctxt, migration.source_compute)
+        cctxt.cast(ctxt, 'live_migration_force_complete', instance=instance)
+
+    def live_migration_abort(self, ctxt, instance, migration_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'live_migration_abort', instance=instance,
+                   migration_id=migration_id)
+
+    # -- Cinder-assisted volume snapshots -----------------------------------
+
+    def volume_snapshot_create(self, ctxt, instance, volume_id, create_info):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'volume_snapshot_create', instance=instance,
+                   volume_id=volume_id, create_info=create_info)
+
+    def volume_snapshot_delete(self, ctxt, instance, volume_id, snapshot_id,
+                               delete_info):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'volume_snapshot_delete', instance=instance,
+                   volume_id=volume_id, snapshot_id=snapshot_id,
+                   delete_info=delete_info)
+
+    # -- networks ----------------------------------------------------------
+
+    def add_fixed_ip_to_instance(self, ctxt, instance, network_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'add_fixed_ip_to_instance', network_id=network_id,
+                   instance=instance)
+
+    def remove_fixed_ip_from_instance(self, ctxt, instance, address):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'remove_fixed_ip_from_instance', address=address,
+                   instance=instance)
+    # -- server actions ------------------------------------------------------
+
+    def rebuild_instance(self, ctxt, instance, new_pass, injected_files,
+                         image_ref, orig_image_ref, orig_sys_metadata, bdms,
+                         recreate, on_shared_storage, host, migration=None,
+                         preserve_ephemeral=False, scheduled_node=None,
+                         limits=None, request_spec=None, accel_uuids=None,
+                         reimage_boot_volume=False, target_state=None):
+        cctxt = self._prepare(ctxt, _compute_host(host, instance),
+                              version='6.2')
+        cctxt.cast(ctxt, 'rebuild_instance', instance=instance,
+                   new_pass=new_pass, injected_files=injected_files,
+                   image_ref=image_ref, orig_image_ref=orig_image_ref,
+                   orig_sys_metadata=orig_sys_metadata, bdms=bdms,
+                   recreate=recreate, on_shared_storage=on_shared_storage,
+                   migration=migration, preserve_ephemeral=preserve_ephemeral,
+                   scheduled_node=scheduled_node, limits=limits,
+                   request_spec=request_spec, accel_uuids=accel_uuids or [],
+                   reimage_boot_volume=reimage_boot_volume,
+                   target_state=target_state)
+
+    def snapshot_instance(self, ctxt, instance, image_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'snapshot_instance', instance=instance,
+                   image_id=image_id)
+
+    def backup_instance(self, ctxt, instance, image_id, backup_type,
+                        rotation):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'backup_instance', instance=instance,
+                   image_id=image_id, backup_type=backup_type,
+                   rotation=rotation)
+
+    def rescue_instance(self, ctxt, instance, rescue_password,
+                        rescue_image_ref=None, clean_shutdown=True):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'rescue_instance', instance=instance,
+                   rescue_password=rescue_password,
+                   rescue_image_ref=rescue_image_ref,
+                   clean_shutdown=clean_shutdown)
+
+    def unrescue_instance(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'unrescue_instance', instance=instance)
+
+    def set_admin_password(self, ctxt, instance, new_pass):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, 'set_admin_password', instance=instance,
+                          new_pass=new_pass)
+
+    def attach_interface(self, ctxt, instance, network_id, port_id,
+                         requested_ip, tag=None):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, 'attach_interface', instance=instance,
+                          network_id=network_id, port_id=port_id,
+                          requested_ip=requested_ip, tag=tag)
+
+    def detach_interface(self, ctxt, instance, port_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'detach_interface', instance=instance,
+                   port_id=port_id)
+
+    def soft_delete_instance(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'soft_delete_instance', instance=instance)
+
+    def restore_instance(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'restore_instance', instance=instance)
+
+    def inject_network_info(self, ctxt, instance):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'inject_network_info', instance=instance)
+
+    def _get_console(self, ctxt, method, instance, console_type):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, method, instance=instance,
+                          console_type=console_type)
+
+    def get_vnc_console(self, ctxt, instance, console_type):
+        return self._get_console(ctxt, 'get_vnc_console', instance,
+                                 console_type)
+
+    def get_spice_console(self, ctxt, instance, console_type):
+        return self._get_console(ctxt, 'get_spice_console', instance,
+                                 console_type)
+
+    def get_serial_console(self, ctxt, instance, console_type):
+        return self._get_console(ctxt, 'get_serial_console', instance,
+                                 console_type)
+
+    # -- volumes -----------------------------------------------------------
+
+    def reserve_block_device_name(self, ctxt, instance, device, volume_id,
+                                  disk_bus, device_type, tag, multiattach):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        return cctxt.call(ctxt, 'reserve_block_device_name',
+                          instance=instance, device=device,
+                          volume_id=volume_id, disk_bus=disk_bus,
+                          device_type=device_type, tag=tag,
+                          multiattach=multiattach)
+
+    def attach_volume(self, ctxt, instance, bdm):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'attach_volume', instance=instance, bdm=bdm)
+
+    def detach_volume(self, ctxt, instance, volume_id, attachment_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'detach_volume', instance=instance,
+                   volume_id=volume_id, attachment_id=attachment_id)
+
+    def swap_volume(self, ctxt, instance, old_volume_id, new_volume_id,
+                    new_attachment_id):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'swap_volume', instance=instance,
+                   old_volume_id=old_volume_id, new_volume_id=new_volume_id,
+                   new_attachment_id=new_attachment_id)
+
+    # -- shelve ------------------------------------------------------------
+
+    def shelve_instance(self, ctxt, instance, image_id=None,
+                        clean_shutdown=True, accel_uuids=None):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'shelve_instance', instance=instance,
+                   image_id=image_id, clean_shutdown=clean_shutdown,
+                   accel_uuids=accel_uuids)
+
+    def shelve_offload_instance(self, ctxt, instance, clean_shutdown=True,
+                                accel_uuids=None):
+        cctxt = self._prepare(ctxt, _compute_host(None, instance))
+        cctxt.cast(ctxt, 'shelve_offload_instance', instance=instance,
+                   clean_shutdown=clean_shutdown, accel_uuids=accel_uuids)
+
+    def unshelve_instance(self, ctxt, instance, host, request_spec,
+                          image=None, filter_properties=None, node=None,
+                          accel_uuids=None):
+        cctxt = self._prepare(ctxt, host)
+        cctxt.cast(ctxt, 'unshelve_instance', instance=instance,
+                   image=image, filter_properties=filter_properties,
+                   node=node, request_spec=request_spec,
+                   accel_uuids=accel_uuids)
+
+
     # -- host ------------------------------------------------------------
 
     def set_host_enabled(self, ctxt, host, enabled):
@@ -204,6 +427,19 @@ class ComputeAPI:
     def get_host_uptime(self, ctxt, host):
         cctxt = self._prepare(ctxt, host)
         return cctxt.call(ctxt, 'get_host_uptime')
+
+    def host_power_action(self, ctxt, host, action):
+        cctxt = self._prepare(ctxt, host)
+        return cctxt.call(ctxt, 'host_power_action', action=action)
+
+    def host_maintenance_mode(self, ctxt, host, host_param, mode):
+        cctxt = self._prepare(ctxt, host)
+        return cctxt.call(ctxt, 'host_maintenance_mode', host=host_param,
+                          mode=mode)
+    def cache_images(self, ctxt, host, image_ids):
+        """Call: fetch images into ``host``'s cache; {image_id: status}."""
+        cctxt = self._prepare(ctxt, host, timeout=CONF.long_rpc_timeout)
+        return cctxt.call(ctxt, 'cache_images', image_ids=image_ids)
 
     # -- events ------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 
 import functools
 import inspect
+import secrets
+import string
 import sys
 import traceback
 
@@ -16,6 +18,13 @@ LOG = logging.getLogger(__name__)
 
 # instance_faults.message is a 255-character column.
 _FAULT_MESSAGE_MAX = 255
+
+
+def generate_password(length=12):
+    """A random password of letters and digits (admin passwords Nova
+    makes when the user gives none)."""
+    alphabet = string.ascii_letters + string.digits
+    return ''.join(secrets.choice(alphabet) for _ in range(length))
 
 
 def _objects():

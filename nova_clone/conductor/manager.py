@@ -4,7 +4,10 @@
 not touch the database (nova-compute).  ``ComputeTaskManager`` is the
 ``compute_task`` endpoint; each of its methods hands the work to the flow
 module in ``nova_clone.conductor.tasks`` that owns it (``build``: boot
-and reschedule; ``migrate``: resize and cold migration).
+and reschedule; ``migrate``: resize and cold migration;
+``live_migrate``: live migration; ``rebuild``: rebuild on the instance's
+host, and evacuate; ``image_cache``: aggregate image pre-caching;
+``unshelve``: unshelving an offloaded server).
 """
 
 import functools
@@ -17,7 +20,11 @@ from oslo_utils import versionutils
 from nova_clone.compute import rpcapi as compute_rpcapi
 from nova_clone.conductor import rpcapi
 from nova_clone.conductor.tasks import build
+from nova_clone.conductor.tasks import image_cache
+from nova_clone.conductor.tasks import live_migrate
 from nova_clone.conductor.tasks import migrate
+from nova_clone.conductor.tasks import rebuild
+from nova_clone.conductor.tasks import unshelve
 from nova_clone import exception
 from nova_clone import manager
 from nova_clone import objects
@@ -163,6 +170,9 @@ class ComputeTaskManager:
             block_device_mapping=block_device_mapping, legacy_bdm=legacy_bdm,
             request_spec=request_spec, host_lists=host_lists)
 
+    def cache_images(self, context, aggregate, image_ids):
+        return image_cache.cache_images(self, context, aggregate, image_ids)
+
     def schedule_and_build_instances(self, context, build_requests,
                                      request_specs, image, admin_password,
                                      injected_files, requested_networks,
@@ -172,16 +182,47 @@ class ComputeTaskManager:
             admin_password, injected_files, requested_networks,
             block_device_mapping, tags=tags)
 
+    def live_migrate_instance(self, context, instance, scheduler_hint,
+                              block_migration, disk_over_commit,
+                              request_spec):
+        live_migrate.live_migrate_instance(
+            self, context, instance, scheduler_hint, block_migration,
+            disk_over_commit, request_spec)
+
     @messaging.expected_exceptions(
         exception.NoValidHost, exception.ComputeServiceUnavailable,
         exception.InstanceInvalidState, exception.Invalid,
+        exception.MigrationError, exception.HypervisorUnavailable,
         exception.Forbidden, exception.NotFound, exception.Conflict)
     def migrate_server(self, context, instance, scheduler_hint, live, rebuild,
                        flavor, block_migration, disk_over_commit,
                        reservations=None, clean_shutdown=True,
                        request_spec=None, host_list=None):
+        """Resize and cold migration (the API casts them), or a live
+        migration an API before 2.34 waits for (a call)."""
+        if live:
+            return live_migrate.live_migrate_instance(
+                self, context, instance, scheduler_hint, block_migration,
+                disk_over_commit, request_spec)
         return migrate.migrate_server(
             self, context, instance, scheduler_hint, live, rebuild, flavor,
             block_migration, disk_over_commit, reservations=reservations,
             clean_shutdown=clean_shutdown, request_spec=request_spec,
             host_list=host_list)
+
+    def rebuild_instance(self, context, instance, orig_image_ref, image_ref,
+                         injected_files, new_pass, orig_sys_metadata,
+                         bdms, recreate, on_shared_storage,
+                         preserve_ephemeral=False, host=None,
+                         request_spec=None, reimage_boot_volume=False,
+                         target_state=None):
+        return rebuild.rebuild_instance(
+            self, context, instance, orig_image_ref, image_ref,
+            injected_files, new_pass, orig_sys_metadata, bdms, recreate,
+            on_shared_storage, preserve_ephemeral=preserve_ephemeral,
+            host=host, request_spec=request_spec,
+            reimage_boot_volume=reimage_boot_volume,
+            target_state=target_state)
+    def unshelve_instance(self, context, instance, request_spec=None):
+        unshelve.unshelve_instance(self, context, instance,
+                                   request_spec=request_spec)

@@ -11,13 +11,19 @@ conductor runs.  Its version follows Nova's history of the methods
 implemented so far, and is raised as each flow lands with the version at
 which Nova added it:
   1.2  - build_instances (the reschedule path)
+  1.3  - unshelve_instance
+  1.12 - unshelve_instance gets request_spec
+  1.15 - live_migrate_instance
   1.16 - schedule_and_build_instances
   1.17 - schedule_and_build_instances gets tags
   1.19 - build_instances gets host_lists
-  1.20 - migrate_server (cold migration and resize) with host_list
-Next in Nova's history: live_migrate_instance, unshelve_instance,
-rebuild_instance (1.25),
-cache_images, confirm/revert_snapshot_based_resize, attach_volume (1.26).
+  1.20 - migrate_server (cold migration and resize; live migration for
+         an API before 2.34) with host_list
+  1.21 - cache_images
+  1.25 - rebuild_instance (with request_spec, reimage_boot_volume and
+         target_state, as Nova has it at 1.25)
+Next in Nova's history:
+confirm/revert_snapshot_based_resize, attach_volume (1.26).
 
 Both clients are capped at the versions the conductor serves (the
 constants below, which the server side's targets use too), so a method
@@ -35,7 +41,7 @@ RPC_TOPIC = 'conductor'
 COMPUTE_TASK_NAMESPACE = 'compute_task'
 # The versions the conductor serves (its endpoints' targets).
 CONDUCTOR_VERSION = '3.0'
-COMPUTE_TASK_VERSION = '1.20'
+COMPUTE_TASK_VERSION = '1.25'
 
 
 def _local_exception(remote):
@@ -154,3 +160,39 @@ class ComputeTaskAPI:
                    injected_files=injected_files,
                    requested_networks=requested_networks,
                    block_device_mapping=block_device_mapping, tags=tags)
+
+    def unshelve_instance(self, context, instance, request_spec=None):
+        cctxt = self.client.prepare(version='1.12')
+        cctxt.cast(context, 'unshelve_instance', instance=instance,
+                   request_spec=request_spec)
+
+    def cache_images(self, context, aggregate, image_ids):
+        cctxt = self.client.prepare(version='1.21')
+        cctxt.cast(context, 'cache_images', aggregate=aggregate,
+                   image_ids=image_ids)
+
+    def rebuild_instance(self, ctxt, instance, new_pass, injected_files,
+                         image_ref, orig_image_ref, orig_sys_metadata, bdms,
+                         recreate=False, on_shared_storage=False,
+                         preserve_ephemeral=False, host=None,
+                         request_spec=None, reimage_boot_volume=False,
+                         target_state=None):
+        cctxt = self.client.prepare(version='1.25')
+        cctxt.cast(ctxt, 'rebuild_instance', instance=instance,
+                   new_pass=new_pass, injected_files=injected_files,
+                   image_ref=image_ref, orig_image_ref=orig_image_ref,
+                   orig_sys_metadata=orig_sys_metadata, bdms=bdms,
+                   recreate=recreate, on_shared_storage=on_shared_storage,
+                   preserve_ephemeral=preserve_ephemeral, host=host,
+                   request_spec=request_spec,
+                   reimage_boot_volume=reimage_boot_volume,
+                   target_state=target_state)
+    def live_migrate_instance(self, context, instance, scheduler_hint,
+                              block_migration, disk_over_commit,
+                              request_spec):
+        cctxt = self.client.prepare(version='1.15')
+        cctxt.cast(context, 'live_migrate_instance', instance=instance,
+                   scheduler_hint=scheduler_hint,
+                   block_migration=block_migration,
+                   disk_over_commit=disk_over_commit,
+                   request_spec=request_spec)

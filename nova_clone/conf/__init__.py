@@ -10,6 +10,7 @@ from oslo_config import cfg
 from nova_clone.conf import api
 from nova_clone.conf import compute
 from nova_clone.conf import conductor
+from nova_clone.conf import console
 from nova_clone.conf import database
 from nova_clone.conf import default
 from nova_clone.conf import fake_driver
@@ -23,7 +24,7 @@ from nova_clone.conf import workarounds
 CONF = cfg.CONF
 
 MODULES = [
-    api, compute, conductor, database, default, fake_driver, keystone,
+    api, compute, conductor, console, database, default, fake_driver, keystone,
     libvirt, quota, scheduler, service_clients, workarounds,
 ]
 

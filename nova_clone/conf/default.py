@@ -27,6 +27,15 @@ service_opts = [
     cfg.IntOpt('service_down_time', default=60, min=1,
                help='A service whose last heartbeat is older than this many '
                     'seconds is reported down.'),
+    cfg.BoolOpt('instance_usage_audit', default=False,
+                help='Computes audit the usage of their instances each '
+                     'period: a compute.instance.exists notification per '
+                     'instance and a task_log row per host.'),
+    cfg.StrOpt('instance_usage_audit_period', default='month',
+               choices=('hour', 'day', 'month', 'year'),
+               help='Length of the periods instance usage is audited over; '
+                    '/os-instance_usage_audit_log reports the last whole '
+                    'one.'),
     cfg.IntOpt('periodic_interval', default=60, min=1,
                help='Seconds between runs of periodic tasks.'),
     cfg.BoolOpt('periodic_enable', default=True,
@@ -45,6 +54,9 @@ service_opts = [
                      'arrive in time.'),
     cfg.IntOpt('max_concurrent_builds', default=10, min=0,
                help='Builds a compute runs at once (0 = unlimited).'),
+    cfg.IntOpt('max_concurrent_live_migrations', default=1, min=0,
+               help='Outgoing live migrations a compute runs at once (0 = '
+                    'unlimited); the rest wait with status queued.'),
     cfg.StrOpt('running_deleted_instance_action', default='reap',
                choices=['noop', 'log', 'shutdown', 'reap'],
                help='What to do with guests still running for deleted '
@@ -52,6 +64,12 @@ service_opts = [
     cfg.IntOpt('running_deleted_instance_poll_interval', default=1800,
                help='Seconds between checks for running deleted guests '
                     '(0 disables).'),
+    cfg.IntOpt('shelved_offload_time', default=0, min=-1,
+               help='Seconds a shelved server keeps its host before it is '
+                    'offloaded: 0 offloads at once, -1 never.'),
+    cfg.IntOpt('shelved_poll_interval', default=3600,
+               help='Seconds between checks for shelved servers due to be '
+                    'offloaded (0 or less disables).'),
     cfg.IntOpt('running_deleted_instance_timeout', default=0,
                help='Seconds an instance must have been deleted before '
                     'its guest is acted on.'),

@@ -21,6 +21,20 @@ fake_opts = [
     cfg.DictOpt('fail_spawn', default={},
                 help='host:mode pairs making spawn fail on that host; mode '
                      'is "retryable" (reschedule) or "fatal" (ERROR).'),
+    cfg.FloatOpt('live_migration_seconds', default=0.0, min=0,
+                 help='Time the memory copy of a fake live migration takes; '
+                      'its progress reaches the migration record meanwhile, '
+                      'so that it can be aborted or forced to complete.'),
+    cfg.ListOpt('fail_live_migration', default=[],
+                help='Source hosts whose fake live migrations fail during '
+                     'the copy.'),
+    cfg.ListOpt('refuse_live_migration', default=[],
+                help='Destination hosts refusing live migrations in '
+                     'check_can_live_migrate_destination (not enough '
+                     'memory).'),
+    cfg.BoolOpt('fail_attach_volume', default=False,
+                help='Make every volume attach of the fake hypervisor '
+                     'fail, as a guest refusing the disk would.'),
 ]
 
 

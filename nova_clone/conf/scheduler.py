@@ -21,6 +21,20 @@ scheduler_opts = [
                       'one answer; the claims made since it are taken off '
                       'and a request that finds no room asks again.  0 '
                       'asks Placement for every request, as Nova does.'),
+    cfg.BoolOpt('query_placement_for_availability_zone', default=True,
+                help='Ask Placement only for the providers of the host '
+                     'aggregates making up the requested availability '
+                     'zone.'),
+    cfg.BoolOpt('limit_tenants_to_placement_aggregate', default=False,
+                help='Send a project to the aggregates whose '
+                     'filter_tenant_id* metadata names it.'),
+    cfg.BoolOpt('placement_aggregate_required_for_tenants', default=False,
+                help='With limit_tenants_to_placement_aggregate, a project '
+                     'no aggregate names gets no host at all.'),
+    cfg.BoolOpt('enable_isolated_aggregate_filtering', default=False,
+                help='Keep requests off the aggregates whose trait:* '
+                     'metadata requires traits the request does not '
+                     'ask for.'),
     cfg.IntOpt('workers', min=1,
                help='Processes serving the scheduler topic; 1 when unset '
                     '(Nova starts one per CPU).  Each keeps its own '
@@ -34,7 +48,9 @@ filter_opts = [
     cfg.ListOpt('enabled_filters',
                 default=['ComputeFilter', 'AvailabilityZoneFilter',
                          'ComputeCapabilitiesFilter',
-                         'ImagePropertiesFilter'],
+                         'ImagePropertiesFilter',
+                         'ServerGroupAntiAffinityFilter',
+                         'ServerGroupAffinityFilter'],
                 help='Filters applied, in order, to candidate hosts.'),
     cfg.ListOpt('weight_classes', default=['all'],
                 help='Weighers applied to the hosts left.'),
@@ -48,6 +64,13 @@ filter_opts = [
                  help='Weight taken off a host per the failed builds in a '
                       'row it reports; large so a failing host comes after '
                       'every healthy one.'),
+    cfg.FloatOpt('soft_affinity_weight_multiplier', default=1.0, min=0.0,
+                 help='Weight of the servers of a soft-affinity group '
+                      'already on a host: more stacks them harder.'),
+    cfg.FloatOpt('soft_anti_affinity_weight_multiplier', default=1.0,
+                 min=0.0,
+                 help='Weight against the servers of a soft-anti-affinity '
+                      'group already on a host: more spreads them harder.'),
     cfg.BoolOpt('shuffle_best_same_weighed_hosts', default=False,
                 help='Shuffle hosts of equal best weight.'),
 ]

@@ -79,6 +79,21 @@ class API:
         _raise_for(resp, image_id)
         return resp
 
+    def endpoint(self, context):
+        """Glance's URL as the catalog (or [glance]) gives it."""
+        return self._adapter(context).get_endpoint()
+    def generate_image_url(self, image_ref, context):
+        """The image's URL on the image service, as a Location header
+        names it (the endpoint without its version, as Nova's)."""
+        try:
+            endpoint = self._adapter(context).get_endpoint()
+        except Exception as exc:
+            raise exception.ImageServiceUnavailable(reason=str(exc))
+        endpoint = (endpoint or '').rstrip('/')
+        if endpoint.endswith('/v2'):
+            endpoint = endpoint[:-len('/v2')]
+        return '%s/images/%s' % (endpoint, image_ref)
+
     def get(self, context, image_id, include_locations=False,
             show_deleted=True):
         resp = self._call(context, 'GET', '/v2/images/%s' % image_id,

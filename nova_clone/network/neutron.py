@@ -421,7 +421,55 @@ class API:
                  sorted(keep & {p['id'] for p in ports}))
         _save_cache(instance, model.NetworkInfo(), save=save_cache)
 
+    def deallocate_port_for_instance(self, context, instance, port_id):
+        """Give back one port of the server (an interface detach): unbind
+        a port the user gave, delete one Nova made.  Returns the network
+        model without it (the info cache is saved)."""
+        admin = self._client(context, admin=True)
+        cached = {vif['id']: vif for vif in _cached_info(instance)}
+        if (cached.get(port_id) or {}).get('preserve_on_delete'):
+            self._unbind_port(admin, port_id)
+        else:
+            self._delete_port(admin, port_id)
+        LOG.info('Released port %s of instance %s', port_id, instance.uuid)
+        return self._build_network_info(context, instance)
+
     # -- the network model --------------------------------------------------
+
+    def add_fixed_ip_to_instance(self, context, instance, network_id):
+        """One more address from ``network_id`` on the server's port there
+        (multinic); the refreshed network model."""
+        admin = self._client(context, admin=True)
+        subnets = admin('GET', '/v2.0/subnets',
+                        params={'network_id': network_id})['subnets']
+        ports = admin('GET', '/v2.0/ports', params={
+            'device_id': instance.uuid, 'network_id': network_id})['ports']
+        for port in ports:
+            for subnet in subnets:
+                wanted = port['fixed_ips'] + [{'subnet_id': subnet['id']}]
+                try:
+                    admin('PUT', '/v2.0/ports/%s' % port['id'],
+                          json={'port': {'fixed_ips': wanted}})
+                except NeutronClientError as exc:
+                    LOG.debug('No address from subnet %s on port %s: %s',
+                              subnet['id'], port['id'], exc)
+                    continue
+                return self._build_network_info(context, instance)
+        raise exception.NetworkNotFoundForInstance(instance_id=instance.uuid)
+
+    def remove_fixed_ip_from_instance(self, context, instance, address):
+        admin = self._client(context, admin=True)
+        ports = admin('GET', '/v2.0/ports',
+                      params={'device_id': instance.uuid})['ports']
+        for port in ports:
+            kept = [ip for ip in port['fixed_ips']
+                    if ip['ip_address'] != address]
+            if len(kept) != len(port['fixed_ips']):
+                admin('PUT', '/v2.0/ports/%s' % port['id'],
+                      json={'port': {'fixed_ips': kept}})
+                return self._build_network_info(context, instance)
+        raise exception.FixedIpNotFoundForSpecificInstance(
+            instance_uuid=instance.uuid, ip=address)
 
     def get_instance_nw_info(self, context, instance, **kwargs):
         """The server's network model, fresh from Neutron (cache refreshed)."""
@@ -439,7 +487,13 @@ class API:
         rank = {pid: n for n, pid in enumerate(list(cached) + list(order))}
         ports.sort(key=lambda p: rank.get(p['id'], len(rank)))
         net_ids = sorted({p['network_id'] for p in ports})
-        nets, subnets = {}, {}
+        nets, subnets, floating = {}, {}, {}
+        if ports:
+            for fip in admin('GET', '/v2.0/floatingips', params={
+                    'port_id': [p['id'] for p in ports]})['floatingips']:
+                floating.setdefault(
+                    (fip['port_id'], fip['fixed_ip_address']), []).append(
+                        fip['floating_ip_address'])
         if net_ids:
             nets = {n['id']: n for n in admin('GET', '/v2.0/networks', params={
                 'id': net_ids})['networks']}
@@ -448,7 +502,7 @@ class API:
                 params={'network_id': net_ids})['subnets']}
         info = model.NetworkInfo(
             _vif(port, nets.get(port['network_id'], {}), subnets,
-                 port['id'] in preserve) for port in ports)
+                 port['id'] in preserve, floating) for port in ports)
         _save_cache(instance, info, save=save)
         return info
 
@@ -511,6 +565,14 @@ class API:
             if exc.status != 404:
                 raise exception.PortBindingDeletionFailed(port_id=port_id,
                                                           host=host)
+
+    def delete_port_bindings(self, context, instance, host):
+        """Drop the bindings of every port of ``instance`` on ``host``
+        (a live migration that ended: the source's, or the destination's
+        after a rollback)."""
+        for port_id in self._instance_port_ids(context, instance):
+            with _logged('removing binding of %s on %s' % (port_id, host)):
+                self.delete_port_binding(context, port_id, host)
 
     def setup_networks_on_host(self, context, instance, host=None,
                                teardown=False):
@@ -577,13 +639,62 @@ class API:
                     names.append(entry)
         return result
 
+    def _instance_ports_and_group(self, context, instance, name):
+        client = self._client(context)
+        sg_id = self._security_group_ids(context, client,
+                                         context.project_id, [name])[0]
+        ports = client('GET', '/v2.0/ports', params={
+            'device_id': instance.uuid})['ports']
+        if not ports:
+            raise exception.SecurityGroupNotFound(
+                message='instance_id %s could not be found as device id on '
+                        'any ports' % instance.uuid)
+        return client, sg_id, ports
+
+    def add_to_instance(self, context, instance, security_group_name):
+        """Add the project's group ``security_group_name`` to every port
+        of the server."""
+        client, sg_id, ports = self._instance_ports_and_group(
+            context, instance, security_group_name)
+        for port in ports:
+            if not port.get('port_security_enabled', True):
+                raise exception.SecurityGroupCannotBeApplied()
+            groups = list(port.get('security_groups') or [])
+            if sg_id in groups:
+                continue
+            self._update_port(client, port['id'],
+                              {'security_groups': groups + [sg_id]})
+        LOG.info('Security group %s added to instance %s',
+                 security_group_name, instance.uuid)
+
+    def remove_from_instance(self, context, instance, security_group_name):
+        """Take the group off every port of the server that has it."""
+        client, sg_id, ports = self._instance_ports_and_group(
+            context, instance, security_group_name)
+        found = False
+        for port in ports:
+            groups = list(port.get('security_groups') or [])
+            if sg_id not in groups:
+                continue
+            groups.remove(sg_id)
+            self._update_port(client, port['id'],
+                              {'security_groups': groups})
+            found = True
+        if not found:
+            raise exception.SecurityGroupNotFound(
+                message='Security group %s not associated with the '
+                        'instance %s' % (security_group_name, instance.uuid))
+        LOG.info('Security group %s removed from instance %s',
+                 security_group_name, instance.uuid)
+
     def get_instance_security_groups(self, context, instance,
                                      detailed=False):
         return self.get_instances_security_groups_bindings(
             context, [instance], detailed=detailed).get(instance.uuid, [])
 
 
-def _vif(port, net, subnets, preserve):
+def _vif(port, net, subnets, preserve, floating):
+    """``floating``: {(port id, fixed address): [floating addresses]}."""
     ips_by_subnet = {}
     for ip in port.get('fixed_ips', []):
         ips_by_subnet.setdefault(ip['subnet_id'], []).append(ip['ip_address'])
@@ -599,7 +710,10 @@ def _vif(port, net, subnets, preserve):
                        'version': version}
         model_subnets.append({
             'cidr': sub['cidr'], 'version': version, 'gateway': gateway,
-            'ips': [{'address': a, 'type': 'fixed', 'version': version}
+            'ips': [{'address': a, 'type': 'fixed', 'version': version,
+                     'floating_ips': [
+                         {'address': f, 'type': 'floating', 'version': 4}
+                         for f in floating.get((port['id'], a), ())]}
                     for a in addresses],
             'dns': [{'address': d, 'type': 'dns', 'version': version}
                     for d in sub.get('dns_nameservers', [])],

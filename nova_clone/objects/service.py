@@ -9,7 +9,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
-from nova_clone.conf import CONF
+from nova_clone import availability_zones
 from nova_clone.db.main import api as main_db_api
 from nova_clone.db.main import models
 from nova_clone.db.main import queries
@@ -87,17 +87,11 @@ def _min_versions(context, binaries):
     return found
 
 
-def _zone_for(service):
-    if service.binary == 'nova-compute':
-        return CONF.default_availability_zone
-    return CONF.internal_service_availability_zone
-
-
 def _set_zones(services):
-    """Fill availability_zone: until host aggregates exist every compute
-    is in the default zone, every other service in the internal one."""
-    for service in services:
-        service.availability_zone = _zone_for(service)
+    """Fill availability_zone from the host aggregates."""
+    if services:
+        availability_zones.set_availability_zones(services[0]._context,
+                                                  services)
     return services
 
 

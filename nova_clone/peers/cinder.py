@@ -14,12 +14,13 @@ import uuid
 from oslo_log import log as logging
 
 from nova_clone.peers import cinder_attachments
+from nova_clone.peers import cinder_snapshots
 from nova_clone.peers import store as store_mod
 from nova_clone.peers import web
 
 LOG = logging.getLogger(__name__)
 
-TABLES = ['cinder_volumes', 'cinder_attachments']
+TABLES = ['cinder_volumes', 'cinder_attachments', 'cinder_snapshots']
 
 MIN_VERSION = (3, 0)
 MAX_VERSION = (3, 70)
@@ -28,6 +29,15 @@ DEFAULT_TYPE = {'id': 'f9c3a7b0-8d1e-4c57-9a3b-4c2f7a1de5c0',
                 'name': '__DEFAULT__', 'description': 'Default Volume Type',
                 'is_public': True, 'extra_specs': {}, 'qos_specs_id': None,
                 'os-volume-type-access:is_public': True}
+# Volumes of this type may be attached to several servers at once.
+MULTIATTACH_TYPE = {'id': '3c1c5e8a-6a61-4b3f-9a1e-58d5f1a0c7b2',
+                    'name': 'multiattach',
+                    'description': 'Volumes attachable to several servers',
+                    'is_public': True,
+                    'extra_specs': {'multiattach': '<is> True'},
+                    'qos_specs_id': None,
+                    'os-volume-type-access:is_public': True}
+TYPES = (DEFAULT_TYPE, MULTIATTACH_TYPE)
 QUOTAS = {'volumes': 10, 'gigabytes': 1000, 'snapshots': 10,
           'backups': 10, 'backup_gigabytes': 1000}
 DELETABLE = ('available', 'error', 'error_restoring', 'error_extending',
@@ -51,6 +61,13 @@ FIELDS = {
 }
 
 
+def _type_by_name(name_or_id):
+    for vtype in TYPES:
+        if name_or_id in (vtype['id'], vtype['name']):
+            return vtype
+    return None
+
+
 def make_store(url):
     return store_mod.Store(url, TABLES)
 
@@ -68,7 +85,9 @@ def _parse_version(text):
         return None
 
 
-class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
+class CinderApp(cinder_attachments.AttachmentsMixin,
+                cinder_snapshots.SnapshotsMixin, web.PeerApp):
+    quotas = QUOTAS
     name = 'cinder'
 
     def __init__(self, store, data_dir, create_delay=0.0):
@@ -95,6 +114,7 @@ class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
         r('GET', p + '/os-availability-zone', self.availability_zones)
         r('GET', p + '/limits', self.limits)
         self.add_attachment_routes(p)
+        self.add_snapshot_routes(p)
 
     def format_error(self, err):
         key = ERROR_KEYS.get(err.status, 'computeFault')
@@ -189,10 +209,15 @@ class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
     def _path(self, volume_id):
         return os.path.join(self.volume_dir, 'volume-%s' % volume_id)
 
-    def _volume_view(self, req, vol):
-        view = {k: v for k, v in vol.items()
-                if k not in ('project_id', 'attach_status', 'host')}
-        view['os-vol-tenant-attr:tenant_id'] = vol['project_id']
+    # Stored with a volume, never shown as such.
+    _HIDDEN = ('project_id', 'attach_status', 'host', 'cluster_name')
+
+    def _volume_view(self, req, vol, write_answer=False):
+        """The volume as Cinder shows it at the request's microversion to
+        the caller's role; ``write_answer``: the answer to a create or update,
+        which carries neither the admin attributes nor the image's
+        metadata."""
+        view = {k: v for k, v in vol.items() if k not in self._HIDDEN}
         view['links'] = [{'rel': 'self', 'href': '%s/v3/%s/volumes/%s' % (
             req.application_url, vol['project_id'], vol['id'])}]
         attachments = []
@@ -205,13 +230,20 @@ class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
                     'volume_id': vol['id'], 'device': att.get('mountpoint'),
                     'id': vol['id']})
         view['attachments'] = attachments
-        if req.caller.is_admin:
+        version = self._version(req)
+        admin = req.caller.is_admin
+        if write_answer:
+            view.pop('volume_image_metadata', None)
+        elif admin:
+            view['os-vol-tenant-attr:tenant_id'] = vol['project_id']
             view['os-vol-host-attr:host'] = 'standin@file#file'
             view['os-vol-mig-status-attr:migstat'] = None
             view['os-vol-mig-status-attr:name_id'] = None
-        if self._version(req) >= (3, 61):
-            view['volume_type_id'] = DEFAULT_TYPE['id']
-        if self._version(req) >= (3, 65):
+        if version >= (3, 61) and admin:
+            view['cluster_name'] = vol.get('cluster_name')
+        if version >= (3, 63):
+            view['volume_type_id'] = _type_by_name(vol['volume_type'])['id']
+        if version >= (3, 65):
             view['consumes_quota'] = True
         return view
 
@@ -269,11 +301,13 @@ class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
         if zone != 'nova':
             raise web.bad_request("Invalid input received: Availability zone "
                                   "'%s' is invalid." % zone)
-        vtype = values.get('volume_type')
-        if vtype not in (None, DEFAULT_TYPE['name'], DEFAULT_TYPE['id']):
+        vtype = _type_by_name(values.get('volume_type') or
+                              DEFAULT_TYPE['name'])
+        if vtype is None:
             raise web.not_found('Volume type with name %s could not be '
-                                'found.' % vtype)
+                                'found.' % values['volume_type'])
         if values.get('multiattach'):
+            # As Cinder: multiattach comes with the volume type.
             raise web.bad_request('Invalid input received: multiattach is '
                                   'not supported by this backend.')
         owner = req.caller.project_id
@@ -298,14 +332,15 @@ class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
                 'description': values.get('description'),
                 'status': 'creating', 'size': size,
                 'availability_zone': zone, 'created_at': now,
-                'updated_at': now, 'volume_type': DEFAULT_TYPE['name'],
+                'updated_at': now, 'volume_type': vtype['name'],
                 'snapshot_id': values.get('snapshot_id'),
                 'source_volid': values.get('source_volid'),
                 'metadata': values.get('metadata') or {},
                 'user_id': req.caller.user_id, 'project_id': owner,
                 'bootable': 'true' if image_id else 'false',
                 'encrypted': False, 'replication_status': None,
-                'consistencygroup_id': None, 'multiattach': False,
+                'consistencygroup_id': None,
+                'multiattach': vtype is MULTIATTACH_TYPE,
                 'migration_status': None, 'group_id': None,
                 'provider_id': None, 'service_uuid': None,
                 'shared_targets': False, 'cluster_name': None,
@@ -317,8 +352,9 @@ class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
         threading.Thread(target=self._make_backing_file, args=(vol['id'],),
                          name='volume-create', daemon=True).start()
         LOG.info('Volume %s of %d GiB being created', vol['id'], size)
-        return web.json_response({'volume': self._volume_view(req, vol)},
-                                 status=202)
+        return web.json_response(
+            {'volume': self._volume_view(req, vol, write_answer=True)},
+            status=202)
 
     def _make_backing_file(self, volume_id):
         import time
@@ -349,7 +385,8 @@ class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
                     vol[key] = values[key]
             vol['updated_at'] = web.isotime()
             self.store.put('cinder_volumes', vol)
-        return web.json_response({'volume': self._volume_view(req, vol)})
+        return web.json_response({'volume': self._volume_view(
+            req, vol, write_answer=True)})
 
     def delete_volume(self, req, project_id, volume_id):
         self._project(req, project_id)
@@ -357,7 +394,8 @@ class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
             vol = self._volume(req, volume_id)
             attached = [a for a in self.store.all('cinder_attachments')
                         if a['volume_id'] == volume_id]
-            if vol['status'] not in DELETABLE or attached:
+            if vol['status'] not in DELETABLE or attached or \
+                    self.snapshots_of(volume_id):
                 raise cinder_attachments.invalid_volume(
                     'Volume status must be available or error or '
                     'error_restoring or error_extending or error_managing '
@@ -424,7 +462,7 @@ class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
 
     def list_types(self, req, project_id):
         self._project(req, project_id)
-        return web.json_response({'volume_types': [DEFAULT_TYPE]})
+        return web.json_response({'volume_types': list(TYPES)})
 
     def show_default_type(self, req, project_id):
         self._project(req, project_id)
@@ -432,10 +470,11 @@ class CinderApp(cinder_attachments.AttachmentsMixin, web.PeerApp):
 
     def show_type(self, req, project_id, type_id):
         self._project(req, project_id)
-        if type_id not in (DEFAULT_TYPE['id'], DEFAULT_TYPE['name']):
+        vtype = _type_by_name(type_id)
+        if vtype is None:
             raise web.not_found('Volume type %s could not be found.'
                                 % type_id)
-        return web.json_response({'volume_type': DEFAULT_TYPE})
+        return web.json_response({'volume_type': vtype})
 
     def availability_zones(self, req, project_id):
         self._project(req, project_id)

@@ -167,7 +167,9 @@ class AttachmentsMixin:
         with self.store.transaction():
             att = self._attachment(req, attachment_id)
             vol = self.store.get('cinder_volumes', att['volume_id'])
-            if att['status'] == 'attached':
+            # One completed without a host (a shelved-offloaded server's)
+            # takes the host of the unshelve.
+            if att['status'] == 'attached' and att['connector']:
                 raise web.bad_request('Invalid input received: Attachment '
                                       '%s is already attached.'
                                       % attachment_id)

@@ -15,6 +15,7 @@ from oslo_log import log as logging
 from nova_clone.peers import neutron_events
 from nova_clone.peers import neutron_groups
 from nova_clone.peers import neutron_ports
+from nova_clone.peers import neutron_routers
 from nova_clone.peers import store as store_mod
 from nova_clone.peers import web
 
@@ -22,6 +23,7 @@ LOG = logging.getLogger(__name__)
 
 TABLES = ['neutron_networks', 'neutron_subnets', 'neutron_ports',
           'neutron_bindings', 'neutron_security_groups',
+          'neutron_routers', 'neutron_floatingips',
           neutron_groups.QUOTA_TABLE]
 
 EXTENSIONS = [
@@ -50,6 +52,12 @@ EXTENSIONS = [
      ' will display the revision number of neutron resources.'),
     ('allowed-address-pairs', 'Allowed Address Pairs', 'Provides allowed '
      'address pairs'),
+    ('router', 'Neutron L3 Router', 'Router abstraction for basic L3 '
+     'forwarding between L2 Neutron networks and access to external '
+     'networks via a NAT gateway.'),
+    ('ext-gw-mode', 'Neutron L3 Configurable external gateway mode',
+     'Extension of the router abstraction for specifying whether SNAT '
+     'should occur on the external gateway'),
 ]
 
 
@@ -88,6 +96,22 @@ FIELDS = {
                        'project_id': (STR, False)},
     'binding': {'host': (STR, False), 'vnic_type': (STR, False),
                 'profile': (DICT, True)},
+    'router': {'name': (STR, False), 'description': (STR, False),
+               'admin_state_up': (BOOL, False),
+               'external_gateway_info': (DICT, True),
+               'tenant_id': (STR, False), 'project_id': (STR, False)},
+    'floatingip': {'floating_network_id': (STR, False),
+                   'port_id': (STR, True), 'fixed_ip_address': (STR, True),
+                   'floating_ip_address': (STR, False),
+                   'subnet_id': (STR, True), 'description': (STR, False),
+                   'tenant_id': (STR, False), 'project_id': (STR, False)},
+    'security_group_rule': {
+        'security_group_id': (STR, False), 'direction': (STR, False),
+        'ethertype': (STR, False), 'protocol': (STR + INT, True),
+        'port_range_min': (INT, True), 'port_range_max': (INT, True),
+        'remote_ip_prefix': (STR, True), 'remote_group_id': (STR, True),
+        'description': (STR, False), 'tenant_id': (STR, False),
+        'project_id': (STR, False)},
 }
 
 
@@ -127,7 +151,8 @@ def neutron_error(status, kind, message):
 
 def not_found(kind, ident):
     names = {'Network': 'Network', 'Subnet': 'Subnet', 'Port': 'Port',
-             'SecurityGroup': 'Security group'}
+             'SecurityGroup': 'Security group',
+             'SecurityGroupRule': 'Security group rule'}
     return neutron_error(404, '%sNotFound' % kind, '%s %s could not be found.'
                          % (names.get(kind, kind), ident))
 
@@ -138,7 +163,7 @@ def invalid(message):
 
 
 class NeutronApp(neutron_groups.GroupsMixin, neutron_ports.PortsMixin,
-                 web.PeerApp):
+                 neutron_routers.RoutersMixin, web.PeerApp):
     name = 'neutron'
 
     def __init__(self, store, notifier, send_vif_plugged=True):
@@ -166,6 +191,10 @@ class NeutronApp(neutron_groups.GroupsMixin, neutron_ports.PortsMixin,
             r('DELETE', '/v2.0/%s/{ident}' % kind,
               getattr(self, 'delete_' + singular))
         r('GET', '/v2.0/security-group-rules', self.list_sg_rules)
+        r('POST', '/v2.0/security-group-rules', self.create_sg_rule)
+        r('GET', '/v2.0/security-group-rules/{ident}', self.show_sg_rule)
+        r('DELETE', '/v2.0/security-group-rules/{ident}',
+          self.delete_sg_rule)
         r('GET', '/v2.0/quotas', self.list_quotas)
         r('GET', '/v2.0/quotas/{project_id}', self.show_quota)
         r('PUT', '/v2.0/quotas/{project_id}', self.update_quota)
@@ -175,11 +204,10 @@ class NeutronApp(neutron_groups.GroupsMixin, neutron_ports.PortsMixin,
         r('GET', '/v2.0/quotas/{project_id}/details', self.quota_details)
         r('GET', '/v2.0/quotas/{project_id}/details.json',
           self.quota_details)
-        r('GET', '/v2.0/floatingips', self.empty_list('floatingips'))
-        r('GET', '/v2.0/routers', self.empty_list('routers'))
         r('GET', '/v2.0/network-ip-availabilities',
           self.empty_list('network_ip_availabilities'))
         self.add_port_routes()
+        self.add_router_routes()
 
     def format_error(self, err):
         kind = err.kind or 'HTTPError'

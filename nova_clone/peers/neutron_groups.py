@@ -17,7 +17,9 @@ QUOTA_TABLE = 'neutron_quotas'
 # The resources whose usage the details report, and where they live.
 COUNTED_TABLES = {'network': 'neutron_networks', 'subnet': 'neutron_subnets',
                   'port': 'neutron_ports',
-                  'security_group': 'neutron_security_groups'}
+                  'security_group': 'neutron_security_groups',
+                  'router': 'neutron_routers',
+                  'floatingip': 'neutron_floatingips'}
 
 
 def neutron_error(status, kind, message):
@@ -58,17 +60,9 @@ class GroupsMixin:
             if default:
                 rules.append(('ingress', ethertype, sg['id']))
         for direction, ethertype, remote in rules:
-            sg['security_group_rules'].append({
-                'id': str(uuid.uuid4()), 'security_group_id': sg['id'],
-                'direction': direction, 'ethertype': ethertype,
-                'protocol': None, 'port_range_min': None,
-                'port_range_max': None, 'remote_ip_prefix': None,
-                'remote_group_id': remote, 'remote_address_group_id': None,
-                'normalized_cidr': None, 'description': '',
-                'tenant_id': project_id, 'project_id': project_id,
-                'created_at': sg['created_at'],
-                'updated_at': sg['created_at'], 'revision_number': 0,
-                'tags': [], 'belongs_to_default_sg': default})
+            sg['security_group_rules'].append(_rule(
+                sg, {'direction': direction, 'ethertype': ethertype,
+                     'remote_group_id': remote}, default))
         return sg
 
     def list_security_group(self, req):
@@ -131,6 +125,56 @@ class GroupsMixin:
             if key in req.GET:
                 rules = [r for r in rules if r[key] == req.GET[key]]
         return web.json_response({'security_group_rules': rules})
+
+    def _find_rule(self, req, ident):
+        for sg in self.store.all('neutron_security_groups'):
+            for rule in sg['security_group_rules']:
+                if rule['id'] == ident and self.visible(req, sg):
+                    return sg, rule
+        raise neutron_error(404, 'SecurityGroupRuleNotFound',
+                            'Security group rule %s does not exist' % ident)
+
+    def show_sg_rule(self, req, ident):
+        return self.show_one(req, 'security_group_rule',
+                             self._find_rule(req, ident)[1])
+
+    def create_sg_rule(self, req):
+        values = self.body_of(req, 'security_group_rule')
+        _check_rule(values)
+        with self.store.transaction():
+            sg = self.get_visible(req, 'neutron_security_groups',
+                                  'SecurityGroup',
+                                  values.get('security_group_id') or '')
+            self.check_owner(req, sg)
+            if values.get('remote_group_id'):
+                self.get_visible(req, 'neutron_security_groups',
+                                 'SecurityGroup', values['remote_group_id'])
+            rule = _rule(sg, values, sg['name'] == 'default')
+            for other in sg['security_group_rules']:
+                if all(other[k] == rule[k] for k in RULE_IDENTITY):
+                    raise neutron_error(
+                        409, 'SecurityGroupRuleExists', 'Security group rule'
+                        ' already exists. Rule id is %s.' % other['id'])
+            used = sum(len(g['security_group_rules']) for g in
+                       self.store.all('neutron_security_groups',
+                                      project_id=sg['project_id']))
+            limit = self.quota_limits(sg['project_id'])['security_group_rule']
+            if 0 <= limit <= used:
+                raise neutron_error(409, 'OverQuota', "Quota exceeded for "
+                                    "resources: ['security_group_rule'].")
+            sg['security_group_rules'].append(rule)
+            self.store.put('neutron_security_groups', self.stamp(sg))
+        return web.json_response({'security_group_rule': rule}, status=201)
+
+    def delete_sg_rule(self, req, ident):
+        with self.store.transaction():
+            found, rule = self._find_rule(req, ident)
+            self.check_owner(req, found)
+            sg = self.store.get('neutron_security_groups', found['id'])
+            sg['security_group_rules'] = [
+                r for r in sg['security_group_rules'] if r['id'] != ident]
+            self.store.put('neutron_security_groups', self.stamp(sg))
+        return web.empty_response(204)
 
     # -- quotas ------------------------------------------------------------
 
@@ -212,6 +256,60 @@ class GroupsMixin:
         return web.json_response({'quota': {
             key: {'limit': limit, 'used': used.get(key, 0), 'reserved': 0}
             for key, limit in self.quota_limits(project_id).items()}})
+
+
+# What makes two rules of a group the same rule.
+RULE_IDENTITY = ('direction', 'ethertype', 'protocol', 'port_range_min',
+                 'port_range_max', 'remote_ip_prefix', 'remote_group_id')
+PROTOCOLS = ('ah', 'dccp', 'egp', 'esp', 'gre', 'icmp', 'icmpv6', 'igmp',
+             'ipip', 'ipv6-icmp', 'ospf', 'pgm', 'rsvp', 'sctp', 'tcp',
+             'udp', 'udplite', 'vrrp', 'any')
+
+
+def _check_rule(values):
+    def bad(message):
+        return neutron_error(400, 'BadRequest', message)
+    if values.get('direction') not in ('ingress', 'egress'):
+        raise bad("Invalid input for direction. Reason: %r is not in "
+                  "['ingress', 'egress']." % (values.get('direction'),))
+    if values.get('ethertype', 'IPv4') not in ('IPv4', 'IPv6'):
+        raise bad("Invalid input for ethertype. Reason: %r is not in "
+                  "['IPv4', 'IPv6']." % (values['ethertype'],))
+    protocol = values.get('protocol')
+    if protocol is not None and str(protocol).lower() not in PROTOCOLS and \
+            not (str(protocol).isdigit() and 0 <= int(protocol) <= 255):
+        raise neutron_error(400, 'SecurityGroupRuleInvalidProtocol',
+                            'Security group rule protocol %s not supported.'
+                            % protocol)
+    low, high = values.get('port_range_min'), values.get('port_range_max')
+    if low is not None and high is not None and low > high:
+        raise neutron_error(400, 'SecurityGroupInvalidPortRange',
+                            'For TCP/UDP protocols, port_range_min must be <='
+                            ' port_range_max')
+    if values.get('remote_ip_prefix') and values.get('remote_group_id'):
+        raise neutron_error(400, 'SecurityGroupRemoteGroupAndRemoteIpPrefix',
+                            'Only remote_ip_prefix or remote_group_id may be '
+                            'provided.')
+
+
+def _rule(sg, values, default=False):
+    """A rule of ``sg`` as Neutron shows it."""
+    project_id = sg['project_id']
+    return {'id': str(uuid.uuid4()), 'security_group_id': sg['id'],
+            'direction': values['direction'],
+            'ethertype': values.get('ethertype', 'IPv4'),
+            'protocol': values.get('protocol'),
+            'port_range_min': values.get('port_range_min'),
+            'port_range_max': values.get('port_range_max'),
+            'remote_ip_prefix': values.get('remote_ip_prefix'),
+            'remote_group_id': values.get('remote_group_id'),
+            'remote_address_group_id': None,
+            'normalized_cidr': values.get('remote_ip_prefix'),
+            'description': values.get('description', ''),
+            'tenant_id': project_id, 'project_id': project_id,
+            'created_at': web.isotime(), 'updated_at': web.isotime(),
+            'revision_number': 0, 'tags': [],
+            'belongs_to_default_sg': default}
 
 
 def _quota_value(value):

@@ -454,6 +454,7 @@ class PortsMixin:
         with self.store.transaction():
             port = self._port(req, port_id)
             self.store.delete('neutron_ports', port_id)
+            self.release_floatingips_of(port_id)
             for binding in self.store.all('neutron_bindings',
                                           where={'port_id': [port_id]}):
                 self.store.delete('neutron_bindings', binding['id'])

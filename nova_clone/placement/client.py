@@ -318,7 +318,15 @@ class SchedulerReportClient(ProviderSyncMixin):
 
     def delete_allocation_for_instance(self, context, uuid,
                                        consumer_type='instance', force=True):
-        """DELETE a consumer's allocations; a missing consumer is fine."""
+        """Remove a consumer's allocations; a missing consumer is fine.
+
+        ``force``: one DELETE.  Otherwise GET then PUT of empty
+        allocations with the consumer generation read, as Nova releases a
+        migration's allocation after a move (a concurrent change is a
+        conflict instead of being lost).
+        """
+        if not force:
+            return self._empty_allocations(context, uuid, consumer_type)
         url = '/allocations/%s' % uuid
         resp = self.delete(url, context=context)
         if resp.status_code in (204, 404):
@@ -332,6 +340,21 @@ class SchedulerReportClient(ProviderSyncMixin):
                      'code': resp.status_code, 'text': resp.text})
         raise exception.AllocationDeleteFailed(consumer_uuid=uuid,
                                                error=resp.text)
+
+    def _empty_allocations(self, context, uuid, consumer_type):
+        current = self.get_allocs_for_consumer(context, uuid)
+        if not current.get('allocations'):
+            return True
+        payload = {'allocations': {},
+                   'project_id': current['project_id'],
+                   'user_id': current['user_id'],
+                   'consumer_generation': current.get('consumer_generation')}
+        if self.put_allocations(context, uuid, payload):
+            LOG.info('Deleted allocations for %(type)s %(uuid)s',
+                     {'type': consumer_type, 'uuid': uuid})
+            return True
+        raise exception.AllocationDeleteFailed(
+            consumer_uuid=uuid, error='the PUT of empty allocations failed')
 
     def get_allocations_for_resource_provider(self, context, rp_uuid):
         resp = self.get('/resource_providers/%s/allocations' % rp_uuid,
@@ -361,3 +384,51 @@ class SchedulerReportClient(ProviderSyncMixin):
             result['user'] = counts(self._usages(context, project_id,
                                                  user_id))
         return result
+
+    # -- host aggregates ------------------------------------------------------
+    def _provider_by_name(self, context, name):
+        resp = self.get('/resource_providers?name=%s' % name,
+                        version=NESTED_PROVIDER_API_VERSION, context=context)
+        providers = resp.json()['resource_providers'] \
+            if resp.status_code == 200 else []
+        if not providers:
+            raise exception.ResourceProviderNotFound(name_or_uuid=name)
+        return providers[0]['uuid']
+
+    def _change_aggregates(self, context, agg_uuid, host_name, add):
+        """Add or remove ``agg_uuid`` in the aggregates of the provider
+        named ``host_name``, again when another writer got there first."""
+        rp_uuid = self._provider_by_name(context, host_name)
+        url = '/resource_providers/%s/aggregates' % rp_uuid
+        for attempt in range(GENERATION_CONFLICT_RETRIES):
+            resp = self.get(url, version=AGGREGATE_GENERATION_VERSION,
+                            context=context)
+            if resp.status_code != 200:
+                raise exception.ResourceProviderRetrievalFailed(
+                    uuid=rp_uuid)
+            body = resp.json()
+            aggs = set(body['aggregates'])
+            if (agg_uuid in aggs) == add:
+                return
+            aggs = aggs | {agg_uuid} if add else aggs - {agg_uuid}
+            resp = self.put(url, {
+                'aggregates': sorted(aggs),
+                'resource_provider_generation':
+                    body['resource_provider_generation']},
+                version=AGGREGATE_GENERATION_VERSION, context=context)
+            if resp.status_code == 200:
+                return
+            if not (resp.status_code == 409 and
+                    _error_code(resp) == _CONCURRENT_UPDATE):
+                raise exception.ResourceProviderUpdateFailed(
+                    url=url, error=resp.text)
+        raise exception.ResourceProviderUpdateConflict(
+            uuid=rp_uuid, generation=0, error=resp.text)
+
+    def aggregate_add_host(self, context, agg_uuid, host_name):
+        """Make the provider of compute node ``host_name`` a member of
+        the Placement aggregate mirroring host aggregate ``agg_uuid``."""
+        self._change_aggregates(context, agg_uuid, host_name, add=True)
+
+    def aggregate_remove_host(self, context, agg_uuid, host_name):
+        self._change_aggregates(context, agg_uuid, host_name, add=False)

@@ -1,4 +1,4 @@
-"""Policies of the resize and cold-migration server actions."""
+"""Policies of the resize, cold and live migration server actions."""
 
 from nova_clone.policies import base
 
@@ -18,6 +18,9 @@ rules = [
               'Cold migrate a server (action migrate)', _ACTION),
     base.rule(MIGRATE % 'migrate:host', base.ADMIN,
               'Cold migrate a server to a given host (2.56+)', _ACTION),
+    base.rule(MIGRATE % 'migrate_live', base.ADMIN,
+              'Live migrate a server to a new host without a reboot',
+              [('POST', '/servers/{server_id}/action (os-migrateLive)')]),
 ]
 
 

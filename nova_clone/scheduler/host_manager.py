@@ -56,7 +56,9 @@ class HostState:
         self.cell_uuid = cell_uuid
         self.uuid = None
         self.service = None
-        # Every host is in the default zone until host aggregates exist.
+        # From the host aggregates (set_aggregates); the default zone
+        # for a host in none that makes a zone.
+        self.aggregates = []
         self.availability_zones = {CONF.default_availability_zone}
         self.hypervisor_type = None
         self.hypervisor_version = None
@@ -105,6 +107,12 @@ class HostState:
         self.free_vcpus = self.vcpus_total - self.vcpus_used
         self.num_instances = _field(compute, 'running_vms', 0) or 0
         self.updated = _field(compute, 'updated_at')
+
+    def set_aggregates(self, aggregates):
+        self.aggregates = list(aggregates)
+        zones = {a.availability_zone for a in aggregates
+                 if a.availability_zone}
+        self.availability_zones = zones or {CONF.default_availability_zone}
 
     def update_from_summary(self, summary):
         """Capacity and usage from Placement's provider summary."""
@@ -181,6 +189,10 @@ class HostManager:
                 # Keep scheduling on what we knew; retry on the next call.
                 LOG.exception('Could not refresh host states')
 
+    def invalidate(self):
+        """The next request reloads (aggregates changed)."""
+        self._refreshed_at = 0.0
+
     def _do_refresh(self, ctxt):
         from nova_clone import objects
         cells = [c for c in objects.CellMappingList.get_all(ctxt)
@@ -188,6 +200,7 @@ class HostManager:
         results = nova_context.scatter_gather_cells(
             ctxt, cells, 60, self._load_cell_by_ctx)
         mapped = self._mapped_hosts(ctxt)
+        aggregates = self._aggregates_by_host(ctxt)
         base, unmapped = {}, set()
         for cell in cells:
             result = results.get(cell.uuid)
@@ -204,6 +217,7 @@ class HostManager:
                                _field(cn, 'hypervisor_hostname'), cell.uuid)
                 hs.update_from_compute_node(cn)
                 hs.service = by_host.get(hs.host)
+                hs.set_aggregates(aggregates.get(hs.host, ()))
                 if not hs.uuid:
                     continue
                 if mapped is not None and hs.host not in mapped:
@@ -230,6 +244,16 @@ class HostManager:
         except Exception:
             LOG.exception('Could not read host mappings')
             return None
+
+    @staticmethod
+    def _aggregates_by_host(ctxt):
+        """{host: [Aggregate]} of every host aggregate (one query)."""
+        from nova_clone import objects
+        by_host = {}
+        for agg in objects.AggregateList.get_all(ctxt):
+            for host in agg.hosts or []:
+                by_host.setdefault(host, []).append(agg)
+        return by_host
 
     @staticmethod
     def _load_cell_by_ctx(cctxt):
@@ -267,6 +291,11 @@ class HostManager:
                 hs.consume(resources)
             states.append(hs)
         return states
+
+    def known_host_states(self):
+        """Copies of the HostStates of every known compute node, as last
+        read from the cells (call with ``self.lock`` held)."""
+        return [copy.copy(hs) for hs in self._base.values()]
 
     def _pending_since(self, fetched_at):
         now = time.monotonic()

@@ -39,6 +39,14 @@ def _fits(host_state, resources):
             host_state.free_disk_mb >= resources.get('DISK_GB', 0) * 1024)
 
 
+def _place_in_group(spec_obj, host):
+    """The next instance of the request sees this one's host in its
+    server group (the group filters and weighers count them)."""
+    group = _spec(spec_obj, 'instance_group')
+    if group is not None:
+        group.hosts = list(_spec(group, 'hosts') or []) + [host]
+
+
 def _root_provider(alloc_request, known):
     """The compute node provider an allocation request lands on."""
     rps = list(alloc_request['allocations'])
@@ -125,6 +133,8 @@ class SchedulerManager(manager.Manager):
         spec_obj = spec_obj if spec_obj is not None else request_spec
         if spec_obj is None:
             raise exception.NoValidHost(reason='No request spec given.')
+        if utils.request_is_rebuild(spec_obj):
+            return self._check_rebuild_host(ctxt, spec_obj, return_objects)
         resources = utils.ResourceRequest.from_request_spec(spec_obj)
         request_filter.process_reqspec(ctxt, spec_obj, resources)
 
@@ -165,6 +175,31 @@ class SchedulerManager(manager.Manager):
                               answer.alloc_reqs, answer.summaries,
                               answer.fetched_at, return_alternates,
                               ar_version=answer.version)
+
+    def _check_rebuild_host(self, ctxt, spec_obj, return_objects):
+        """A rebuild with a new image stays where it is: the requested
+        destination (the instance's host) must pass the filters that run
+        on a rebuild.  The instance keeps its allocation; nothing is
+        claimed."""
+        hm = self.host_manager
+        hm.refresh(ctxt)
+        with hm.lock:
+            states = self._candidate_hosts(spec_obj, hm.known_host_states())
+        filters = [f for f in self.filters if f.run_on_rebuild]
+        hosts = scheduler_filters.run_filters(filters, states, spec_obj)
+        if not hosts:
+            raise exception.NoValidHost(
+                reason='The host of the instance does not accept the '
+                       'new image.')
+        hs = hosts[0]
+        if not return_objects:
+            return [{'host': hs.host, 'nodename': hs.nodename,
+                     'limits': {}}]
+        from nova_clone import objects
+        return [[objects.Selection(
+            service_host=hs.host, nodename=hs.nodename,
+            compute_node_uuid=hs.uuid, cell_uuid=hs.cell_uuid, limits=None,
+            allocation_request=None, allocation_request_version=None)]]
 
     # -- the choice --------------------------------------------------------
     def _candidate_hosts(self, spec_obj, states):
@@ -237,6 +272,7 @@ class SchedulerManager(manager.Manager):
                         reason='There are not enough hosts available.')
                 if uuid:
                     claimed.append(uuid)
+                _place_in_group(spec_obj, chosen.host)
                 hosts = [chosen]
                 if return_alternates:
                     hosts += [h for h in weighed
@@ -303,12 +339,12 @@ class SchedulerManager(manager.Manager):
                       host_state.host, exc_info=True)
         return True
 
-    # -- host info updates (accepted, nothing cached from them) ------------
+    # -- host info updates (aggregates reload; the rest is not cached) -----
     def update_aggregates(self, ctxt, aggregates):
-        self.host_manager.refresh(ctxt, force=True)
+        self.host_manager.invalidate()
 
     def delete_aggregate(self, ctxt, aggregate):
-        self.host_manager.refresh(ctxt, force=True)
+        self.host_manager.invalidate()
 
     def update_instance_info(self, ctxt, host_name, instance_info):
         pass

@@ -81,6 +81,8 @@ class ResourceRequest:
         self.forbidden_traits = set(forbidden_traits or ())
         # Each entry is a list of aggregate uuids, any of which will do.
         self.member_of = list(member_of or [])
+        # Aggregates none of whose providers will do.
+        self.forbidden_aggregates = set()
         self.limit = limit
         self.in_tree = in_tree
 
@@ -117,6 +119,9 @@ class ResourceRequest:
             params.append(('required', ','.join(traits)))
         for aggs in self.member_of:
             params.append(('member_of', 'in:' + ','.join(sorted(aggs))))
+        if self.forbidden_aggregates:
+            params.append(('member_of', '!in:' + ','.join(
+                sorted(self.forbidden_aggregates))))
         if self.in_tree:
             params.append(('in_tree', self.in_tree))
         if self.limit is not None:
@@ -150,3 +155,20 @@ def populate_retry(filter_properties, instance_uuid):
                    'failures for instance '
                    '%s.' % instance_uuid)
     return retry
+
+
+def setup_instance_group(context, request_spec):
+    """Fill the request's server group with where its members run now
+    (one host per placed member), read fresh: the copy stored with the
+    request spec knows neither."""
+    group = _get(request_spec, 'instance_group')
+    if group is None:
+        return
+    from nova_clone import objects
+    current = objects.InstanceGroup.get_by_uuid(context, group.uuid)
+    group.members = current.members
+    group.hosts = current.get_hosts()
+def request_is_rebuild(spec_obj):
+    """The request checks a rebuild's new image on the instance's host."""
+    hints = _get(spec_obj, 'scheduler_hints') or {}
+    return 'rebuild' in (hints.get('_nova_check_type') or [])

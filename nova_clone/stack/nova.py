@@ -104,6 +104,9 @@ def write_confs(layout):
         conf = {'DEFAULT': _default(
                     layout, layout.transport_url(cell), host=host,
                     instances_path=layout.path('nova', 'instances', host)),
+                # Cell conductors have no API database here: no late
+                # server group check through them (as devstack does).
+                'workarounds': {'disable_group_policy_check_upcall': True},
                 'oslo_messaging_rabbit': _oslo_messaging()}
         if layout.driver == 'libvirt':
             # Its own daemon (setup-libvirt), started by stack up.

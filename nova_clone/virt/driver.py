@@ -172,6 +172,34 @@ class ComputeDriver:
         """Remove what a guest leaves behind on the host (disks, vifs)."""
         raise NotImplementedError()
 
+    def rebuild(self, context, instance, image_meta, injected_files,
+                admin_password, allocations, bdms, network_info=None,
+                block_device_info=None, preserve_ephemeral=False):
+        """Boot the guest again from ``image_meta`` in place (keeping its
+        ephemeral disks when asked).  NotImplementedError: the compute
+        destroys the guest and spawns a new one instead."""
+        raise NotImplementedError()
+
+    def snapshot(self, context, instance, image_id, update_task_state):
+        """Upload the guest's disk into the (queued) image ``image_id``,
+        calling ``update_task_state(task_state=...)`` with
+        image_pending_upload then image_uploading (expected_state
+        image_pending_upload)."""
+        raise NotImplementedError()
+
+    def rescue(self, context, instance, network_info, image_meta,
+               rescue_password, block_device_info=None):
+        """Boot the guest from ``image_meta`` with its own disk attached."""
+        raise NotImplementedError()
+
+    def unrescue(self, context, instance, network_info):
+        """Boot the rescued guest from its own disk again."""
+        raise NotImplementedError()
+
+    def set_admin_password(self, instance, new_pass):
+        """Set the guest's administrator password (through its agent)."""
+        raise NotImplementedError()
+
     def reboot(self, context, instance, network_info, reboot_type,
                block_device_info=None, bad_volumes_callback=None,
                accel_info=None, share_info=None):
@@ -194,6 +222,22 @@ class ComputeDriver:
         raise NotImplementedError()
 
     def resume(self, context, instance, network_info, block_device_info=None):
+        raise NotImplementedError()
+
+    def inject_network_info(self, instance, network_info):
+        """Hand the guest its network info; most hypervisors have no way
+        to, and need not."""
+
+    def get_vnc_console(self, context, instance):
+        """console.ConsoleVNC of the guest."""
+        raise NotImplementedError()
+
+    def get_spice_console(self, context, instance):
+        """console.ConsoleSpice of the guest."""
+        raise NotImplementedError()
+
+    def get_serial_console(self, context, instance):
+        """console.ConsoleSerial of the guest."""
         raise NotImplementedError()
 
     def get_console_output(self, context, instance):
@@ -236,6 +280,10 @@ class ComputeDriver:
 
     def detach_volume(self, context, connection_info, instance, mountpoint,
                       encryption=None):
+        raise NotImplementedError()
+
+    def swap_volume(self, context, old_connection_info, new_connection_info,
+                    instance, mountpoint, resize_to):
         raise NotImplementedError()
 
     def extend_volume(self, context, connection_info, instance,
@@ -316,6 +364,29 @@ class ComputeDriver:
     # -- host ------------------------------------------------------------
 
     def get_host_uptime(self):
+        raise NotImplementedError()
+
+    def volume_snapshot_create(self, context, instance, volume_id,
+                               create_info):
+        """Snapshot an attached volume's disk for Cinder."""
+        raise NotImplementedError()
+
+    def volume_snapshot_delete(self, context, instance, volume_id,
+                               snapshot_id, delete_info):
+        raise NotImplementedError()
+
+    def host_power_action(self, action):
+        """Reboot, shut down or start the host ('reboot', ...)."""
+        raise NotImplementedError()
+
+    def host_maintenance_mode(self, host, mode):
+        """Enter (mode true) or leave maintenance; 'on_maintenance' or
+        'off_maintenance'."""
+        raise NotImplementedError()
+
+    def cache_image(self, context, image_id):
+        """Fetch an image into this host's image cache ahead of a boot;
+        True when fetched, False when it was there already."""
         raise NotImplementedError()
 
     def manage_image_cache(self, context, all_instances):

@@ -5,7 +5,10 @@ compute services in one process never see each other's guests, and a
 compute service restarted on the same host finds the guests it left, as a
 real hypervisor would keep them.  Capacity comes from ``[fake_driver]``
 and is finite: a spawn that does not fit is refused with a retryable error.
-``[fake_driver] fail_spawn`` makes spawn fail on chosen hosts.
+``[fake_driver] fail_spawn`` makes spawn fail on chosen hosts;
+``live_migration_seconds``, ``fail_live_migration`` and
+``refuse_live_migration`` make live migrations slow (with progress),
+fail during the copy, or be refused by a destination.
 """
 
 import threading
@@ -14,10 +17,15 @@ import time
 import os_resource_classes as orc
 from oslo_log import log as logging
 from oslo_utils import timeutils
+from oslo_utils import units
 
 from nova_clone.compute import power_state
+from nova_clone.compute import task_states
 from nova_clone.conf import CONF
 from nova_clone import exception
+from nova_clone.image import glance
+from nova_clone.objects import migrate_data as migrate_data_obj
+from nova_clone.virt import console
 from nova_clone.virt import driver
 from nova_clone.virt import imagecache
 
@@ -38,6 +46,15 @@ class FakeGuest:
         self.vifs = []
         self.volumes = {}
         self.created_at = timeutils.utcnow()
+        # The image the guest runs, and its ephemeral disk generation
+        # (a rebuild that does not preserve ephemeral disks renews it).
+        self.image_id = None
+        self.ephemeral_generation = 0
+        # The ports of the last network info injected into the guest.
+        self.injected_network_info = None
+        # The image booted in rescue mode (None: not rescued).
+        self.rescue_image_id = None
+        self.admin_password = None
 
 
 class FakeHypervisor:
@@ -47,6 +64,8 @@ class FakeHypervisor:
         self.host = host
         self.lock = threading.RLock()
         self.guests = {}
+        # Outgoing live migrations by instance uuid.
+        self.migrations = {}
         self.started_at = time.monotonic()
 
     def used(self):
@@ -115,6 +134,7 @@ class FakeDriver(driver.ComputeDriver):
         super().__init__(virtapi)
         self._host = None
         self.image_cache = None
+        self._image_api = None
 
     # -- host ------------------------------------------------------------
 
@@ -140,7 +160,12 @@ class FakeDriver(driver.ComputeDriver):
                  CONF.fake_driver.local_gb)
 
     def cleanup_host(self, host):
-        pass
+        # The service stops as if its process died: outgoing migrations
+        # end without a word, the guests stay (see startup.py).
+        with self._hv.lock:
+            jobs = list(self._hv.migrations.values())
+        for job in jobs:
+            job.interrupt.set()
 
     def get_available_nodes(self, refresh=False):
         return [self.nodename]
@@ -150,6 +175,22 @@ class FakeDriver(driver.ComputeDriver):
 
     def get_host_uptime(self):
         return '%.0f seconds' % (time.monotonic() - self._hv.started_at)
+
+    def volume_snapshot_create(self, context, instance, volume_id,
+                               create_info):
+        LOG.info('Snapshot %s of volume %s taken (nothing to copy)',
+                 create_info.get('snapshot_id'), volume_id)
+
+    def volume_snapshot_delete(self, context, instance, volume_id,
+                               snapshot_id, delete_info):
+        LOG.info('Snapshot %s of volume %s dropped', snapshot_id, volume_id)
+
+    def host_power_action(self, action):
+        # A pretend host: the action "succeeds" and nothing happens.
+        return action
+
+    def host_maintenance_mode(self, host, mode):
+        return 'on_maintenance' if mode else 'off_maintenance'
 
     def get_available_resource(self, nodename):
         if nodename != self.nodename:
@@ -229,6 +270,12 @@ class FakeDriver(driver.ComputeDriver):
     def _injected_failure(self):
         return (CONF.fake_driver.fail_spawn or {}).get(self.host)
 
+    def cache_image(self, context, image_id):
+        if self.image_cache.is_cached(image_id):
+            return False
+        self.image_cache.fetch(context, image_id)
+        return True
+
     def spawn(self, context, instance, image_meta, injected_files,
               admin_password, allocations, network_info=None,
               block_device_info=None, power_on=True, accel_info=None):
@@ -273,6 +320,7 @@ class FakeDriver(driver.ComputeDriver):
             guest = FakeGuest(instance.uuid, _instance_name(instance),
                               vcpus, memory_mb, disk_gb, state)
             guest.vifs = [vif['id'] for vif in (network_info or [])]
+            guest.image_id = image_id
             for bdm in driver.block_device_info_get_mapping(
                     block_device_info):
                 guest.volumes[bdm.get('mount_device')] = bdm.get(
@@ -284,6 +332,10 @@ class FakeDriver(driver.ComputeDriver):
                 destroy_disks=True, destroy_secrets=True):
         with self._hv.lock:
             guest = self._hv.guests.pop(instance.uuid, None)
+            # A guest that goes away stops its outgoing migration.
+            job = self._hv.migrations.get(instance.uuid)
+        if job is not None:
+            job.abort.set()
         if guest is None:
             LOG.debug('Fake guest %s already gone from %s', instance.uuid,
                       self.host)
@@ -295,6 +347,69 @@ class FakeDriver(driver.ComputeDriver):
                 destroy_disks=True, migrate_data=None, destroy_vifs=True,
                 destroy_secrets=True):
         pass
+
+    def rebuild(self, context, instance, image_meta, injected_files,
+                admin_password, allocations, bdms, network_info=None,
+                block_device_info=None, preserve_ephemeral=False):
+        guest = self._guest(instance)
+        # Like a driver with its own rebuild (Ironic's), it says when the
+        # new image starts booting.
+        instance.task_state = task_states.REBUILD_SPAWNING
+        instance.save(expected_task_state=[task_states.REBUILDING])
+        image_id = _image_id(image_meta)
+        if image_id and self.image_cache is not None and \
+                not driver.block_device_info_get_mapping(block_device_info):
+            self.image_cache.fetch(context, image_id)
+        if CONF.fake_driver.spawn_seconds:
+            time.sleep(CONF.fake_driver.spawn_seconds)
+        with self._hv.lock:
+            guest.image_id = image_id
+            if not preserve_ephemeral:
+                guest.ephemeral_generation += 1
+            guest.state = power_state.RUNNING
+        LOG.info('Fake guest %s rebuilt on %s from image %s', instance.uuid,
+                 self.host, image_id)
+
+    @property
+    def image_api(self):
+        if self._image_api is None:
+            self._image_api = glance.API()
+        return self._image_api
+
+    def snapshot(self, context, instance, image_id, update_task_state):
+        guest = self._guest(instance)
+        update_task_state(task_state=task_states.IMAGE_PENDING_UPLOAD)
+        # The "disk": enough to tell which guest and image it came from.
+        data = ('fake disk of guest %s (image %s, ephemeral %d)\n' % (
+            instance.uuid, guest.image_id, guest.ephemeral_generation)
+            ).encode()
+        update_task_state(task_state=task_states.IMAGE_UPLOADING,
+                          expected_state=task_states.IMAGE_PENDING_UPLOAD)
+        # What a hypervisor driver says of its upload (libvirt's keys).
+        metadata = {'disk_format': 'qcow2', 'container_format': 'bare',
+                    'properties': {'image_location': 'snapshot',
+                                   'image_state': 'available',
+                                   'owner_id': instance.project_id}}
+        self.image_api.update(context, image_id, metadata, data=data)
+        LOG.info('Fake guest %s snapshotted into image %s', instance.uuid,
+                 image_id)
+
+    def rescue(self, context, instance, network_info, image_meta,
+               rescue_password, block_device_info=None):
+        guest = self._guest(instance)
+        with self._hv.lock:
+            guest.rescue_image_id = _image_id(image_meta)
+            guest.admin_password = rescue_password
+            guest.state = power_state.RUNNING
+
+    def unrescue(self, context, instance, network_info):
+        guest = self._guest(instance)
+        with self._hv.lock:
+            guest.rescue_image_id = None
+            guest.state = power_state.RUNNING
+
+    def set_admin_password(self, instance, new_pass):
+        self._guest(instance).admin_password = new_pass
 
     def _set_state(self, instance, state):
         self._guest(instance).state = state
@@ -322,6 +437,27 @@ class FakeDriver(driver.ComputeDriver):
 
     def resume(self, context, instance, network_info, block_device_info=None):
         self._set_state(instance, power_state.RUNNING)
+
+    def inject_network_info(self, instance, network_info):
+        self._guest(instance).injected_network_info = [
+            vif['id'] for vif in network_info or []]
+
+    def get_vnc_console(self, context, instance):
+        self._guest(instance)
+        return console.ConsoleVNC(
+            host=CONF.vnc.server_proxyclient_address, port=5900,
+            internal_access_path=None)
+
+    def get_spice_console(self, context, instance):
+        self._guest(instance)
+        return console.ConsoleSpice(
+            host=CONF.spice.server_proxyclient_address, port=5900,
+            tls_port=5901)
+
+    def get_serial_console(self, context, instance):
+        self._guest(instance)
+        return console.ConsoleSerial(
+            host=CONF.serial_console.proxyclient_address, port=10000)
 
     def get_console_output(self, context, instance):
         self._guest(instance)
@@ -391,7 +527,13 @@ class FakeDriver(driver.ComputeDriver):
     def attach_volume(self, context, connection_info, instance, mountpoint,
                       disk_bus=None, device_type=None, encryption=None):
         guest = self._guest(instance)
-        guest.volumes[mountpoint] = connection_info
+        if CONF.fake_driver.fail_attach_volume:
+            raise exception.VolumeAttachFailed(
+                volume_id=(connection_info or {}).get('serial'),
+                reason='fake hypervisor on %s refuses the disk '
+                       '(fail_attach_volume)' % self.host)
+        with self._hv.lock:
+            guest.volumes[mountpoint] = connection_info
 
     def detach_volume(self, context, connection_info, instance, mountpoint,
                       encryption=None):
@@ -399,6 +541,12 @@ class FakeDriver(driver.ComputeDriver):
             guest = self._hv.guests.get(instance.uuid)
         if guest is not None:
             guest.volumes.pop(mountpoint, None)
+
+    def swap_volume(self, context, old_connection_info,
+                    new_connection_info, instance, mountpoint, resize_to):
+        guest = self._guest(instance)
+        with self._hv.lock:
+            guest.volumes[mountpoint] = new_connection_info
 
     def extend_volume(self, context, connection_info, instance,
                       requested_size):
@@ -445,7 +593,12 @@ class FakeDriver(driver.ComputeDriver):
                                            src_compute_info, dst_compute_info,
                                            block_migration=False,
                                            disk_over_commit=False):
-        return {}
+        if self.host in CONF.fake_driver.refuse_live_migration:
+            raise exception.MigrationPreCheckError(
+                reason='Unable to migrate %s to %s: Lack of memory '
+                       '(refuse_live_migration)' % (instance.uuid,
+                                                    self.host))
+        return migrate_data_obj.LiveMigrateData(is_volume_backed=False)
 
     def check_can_live_migrate_source(self, context, instance,
                                       dest_check_data, block_device_info=None):
@@ -462,13 +615,52 @@ class FakeDriver(driver.ComputeDriver):
     def live_migration(self, context, instance, dest, post_method,
                        recover_method, block_migration=False,
                        migrate_data=None):
-        post_method(context, instance, dest, block_migration, migrate_data)
+        """Copy the guest's memory (and disks for a block migration) in
+        [fake_driver] live_migration_seconds, reporting progress on
+        ``migrate_data.migration``; then call post_method, or
+        recover_method when the copy failed or was aborted."""
+        guest = self._guest(instance)
+        job = FakeMigrationJob(guest, block_migration)
+        with self._hv.lock:
+            self._hv.migrations[instance.uuid] = job
+        try:
+            outcome = job.run(CONF.fake_driver.live_migration_seconds,
+                              getattr(migrate_data, 'migration', None),
+                              fail=self.host in
+                              CONF.fake_driver.fail_live_migration)
+        finally:
+            with self._hv.lock:
+                self._hv.migrations.pop(instance.uuid, None)
+        if outcome == job.INTERRUPTED:
+            LOG.warning('Fake live migration of %s to %s interrupted by '
+                        'the stop of %s', instance.uuid, dest, self.host)
+        elif outcome == job.COMPLETED:
+            post_method(context, instance, dest, block_migration,
+                        migrate_data)
+        elif outcome == job.CANCELLED:
+            recover_method(context, instance, dest, migrate_data,
+                           migration_status='cancelled')
+        else:
+            LOG.error('Fake live migration of %s to %s failed '
+                      '(fail_live_migration)', instance.uuid, dest)
+            recover_method(context, instance, dest, migrate_data)
+
+    def _migration_job(self, instance):
+        with self._hv.lock:
+            job = self._hv.migrations.get(instance.uuid)
+        if job is None:
+            raise exception.NoActiveMigrationForInstance(
+                instance_id=instance.uuid)
+        return job
 
     def live_migration_abort(self, instance):
-        pass
+        self._migration_job(instance).abort.set()
 
     def live_migration_force_complete(self, instance):
-        pass
+        job = self._migration_job(instance)
+        # As a real hypervisor does: the guest pauses so the copy ends.
+        job.guest.state = power_state.PAUSED
+        job.force_complete.set()
 
     def post_live_migration_at_source(self, context, instance, network_info):
         self.destroy(context, instance, network_info)
@@ -478,10 +670,11 @@ class FakeDriver(driver.ComputeDriver):
                                            block_migration=False,
                                            block_device_info=None):
         vcpus, memory_mb, disk_gb = _instance_size(instance)
+        guest = FakeGuest(instance.uuid, _instance_name(instance), vcpus,
+                          memory_mb, disk_gb, power_state.RUNNING)
+        guest.vifs = [vif['id'] for vif in network_info or []]
         with self._hv.lock:
-            self._hv.guests[instance.uuid] = FakeGuest(
-                instance.uuid, _instance_name(instance), vcpus, memory_mb,
-                disk_gb, power_state.RUNNING)
+            self._hv.guests[instance.uuid] = guest
 
     def rollback_live_migration_at_destination(self, context, instance,
                                                network_info,
@@ -489,6 +682,73 @@ class FakeDriver(driver.ComputeDriver):
                                                destroy_disks=True,
                                                migrate_data=None):
         self.destroy(context, instance, network_info)
+
+
+class FakeMigrationJob:
+    """One outgoing live migration of a fake guest.
+
+    Progress goes onto the Migration record (memory_* and disk_* in
+    bytes, saved every PROGRESS_INTERVAL), the way a real driver reports
+    its hypervisor's job info; ``abort`` and ``force_complete`` are set
+    from other threads.
+    """
+
+    COMPLETED = 'completed'
+    CANCELLED = 'cancelled'
+    FAILED = 'failed'
+    INTERRUPTED = 'interrupted'
+    PROGRESS_INTERVAL = 0.1
+
+    def __init__(self, guest, block_migration):
+        self.guest = guest
+        self.memory_total = guest.memory_mb * units.Mi
+        self.disk_total = (guest.disk_gb * units.Gi if block_migration
+                           else 0)
+        self.abort = threading.Event()
+        self.force_complete = threading.Event()
+        self.interrupt = threading.Event()
+
+    def _report(self, migration, done):
+        if migration is None:
+            return
+        memory = int(self.memory_total * done)
+        disk = int(self.disk_total * done)
+        migration.memory_total = self.memory_total
+        migration.memory_processed = memory
+        migration.memory_remaining = self.memory_total - memory
+        migration.disk_total = self.disk_total
+        migration.disk_processed = disk
+        migration.disk_remaining = self.disk_total - disk
+        migration.save()
+
+    def run(self, seconds, migration, fail=False):
+        state = self.guest.state
+        started = time.monotonic()
+        done = 0.0
+        outcome = self.COMPLETED
+        while done < 1.0:
+            if self.interrupt.is_set():
+                return self.INTERRUPTED
+            if self.abort.is_set():
+                outcome = self.CANCELLED
+                break
+            if self.force_complete.is_set():
+                done = 1.0
+                break
+            if fail and done >= 0.5:
+                outcome = self.FAILED
+                break
+            self._report(migration, done)
+            elapsed = time.monotonic() - started
+            done = min(1.0, elapsed / seconds) if seconds else (
+                0.5 if fail else 1.0)
+            if done < 1.0:
+                time.sleep(self.PROGRESS_INTERVAL)
+        if outcome == self.COMPLETED:
+            self._report(migration, 1.0)
+        # A force-completed guest runs again once it has moved.
+        self.guest.state = state
+        return outcome
 
 
 def _image_id(image_meta):

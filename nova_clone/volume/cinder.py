@@ -113,7 +113,9 @@ class API:
         if resp.status_code == 404 and not_found is not None:
             raise not_found
         if resp.status_code == 400:
-            raise exception.InvalidVolume(reason=message)
+            # Cinder words its refusals as InvalidVolume does already.
+            raise exception.InvalidVolume(reason=message.split(
+                'Invalid volume: ', 1)[-1])
         if resp.status_code == 413:
             raise exception.VolumeLimitExceeded(reason=message)
         if resp.status_code in (401, 403):
@@ -165,6 +167,22 @@ class API:
                           not_found=exception.SnapshotNotFound(
                               snapshot_id=snapshot_id))
         return body['snapshot']
+
+    def get_all_snapshots(self, context):
+        return self._call(context, 'GET', '/snapshots/detail')['snapshots']
+
+    def create_snapshot(self, context, volume_id, name, description,
+                        force=False):
+        return self._call(context, 'POST', '/snapshots', json={
+            'snapshot': {'volume_id': volume_id, 'name': name,
+                         'description': description, 'force': force}},
+            not_found=exception.VolumeNotFound(volume_id=volume_id)
+        )['snapshot']
+
+    def delete_snapshot(self, context, snapshot_id):
+        self._call(context, 'DELETE', '/snapshots/%s' % snapshot_id,
+                   not_found=exception.SnapshotNotFound(
+                       snapshot_id=snapshot_id))
 
     def check_availability_zone(self, context, volume, instance=None):
         """Refuse a volume from another zone when cross_az_attach is off."""

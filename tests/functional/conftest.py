@@ -5,6 +5,8 @@
                  servers a test created deleted after it.
 ``admin_api``    ApiClient of the admin user (project admin).
 ``demo_api``     ApiClient of the demo user (member of project demo).
+``volumes``      the demo user's volumes in the Cinder stand-in (those a
+                 test created deleted after it, once its servers are)
 ``cloud_factory`` get_cloud itself, for a module that needs other start-up
                  knobs (e.g. ``cloud_factory(computes=3)``).
 
@@ -24,6 +26,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
+from tests.functional import cinder  # noqa: E402
 from tests.functional import fixtures  # noqa: E402
 
 
@@ -92,3 +95,11 @@ def pytest_runtest_makereport(item, call):
     if report.failed and test_cloud is not None and call.when == 'call':
         report.sections.append(('embedded cloud log (tail)',
                                 test_cloud.log_tail()))
+
+
+@pytest.fixture
+def volumes(cloud, demo_api):
+    made = cinder.Volumes(cloud, demo_api)
+    yield made
+    cloud.cleanup_servers()
+    made.delete_made()

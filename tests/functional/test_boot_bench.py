@@ -85,3 +85,19 @@ def test_bench_reports_a_refused_create_with_the_api_message(cloud,
         'POST /servers answered 403: Quota exceeded for instances: '
         'Requested 1, but already used 1 of 1 instances']
     assert report['all_deleted'] is True
+
+
+def test_bench_resize_storm_resizes_confirms_and_reports_the_rate(
+        cloud, admin_api):
+    rc, report = _run(cloud, '--servers', '3', '--concurrency', '2',
+                      '--resize')
+    assert rc == 0, report
+    assert report['active'] == 3
+    # From m1.tiny (512 MB, 1 vCPU, 1 GB) the smallest larger seeded
+    # flavor: ds1G (1024 MB, 1 vCPU, 10 GB).
+    assert report['resize_flavor'] == 'ds1G'
+    assert (report['resized'], report['resize_errors']) == (3, 0)
+    assert report['resizes_per_second'] > 0
+    assert (0 < report['resize_latency_p50_s'] <=
+            report['resize_latency_p95_s'] <= report['resize_seconds'])
+    assert report['all_deleted'] is True

@@ -31,7 +31,7 @@ def _allocations_soon_gone(server_id, timeout=15, quiet=2.0):
 
 
 @contextlib.contextmanager
-def _compute_forced_down(host):
+def compute_forced_down(host):
     """Mark a compute service down as an operator would (forced_down)."""
     from nova_clone import objects
     ctxt = nova_context.get_admin_context()
@@ -94,7 +94,7 @@ def _placed_on(server_id):
 def test_delete_with_compute_down_is_local(cloud, admin_api):
     server = admin_api.create_server()
     host = _placed_on(server['id'])
-    with _compute_forced_down(host):
+    with compute_forced_down(host):
         admin_api.delete_server(server['id'])
         # No compute involved: the server is gone when the answer comes.
         resp = admin_api.request('GET', '/servers/%s' % server['id'])

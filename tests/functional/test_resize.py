@@ -465,6 +465,57 @@ def test_delete_while_verify_resize_cleans_both_hosts(cloud, admin_api):
         assert server['id'] not in fake.get_hypervisor(host).guests
 
 
+def test_drivers_get_what_a_real_driver_needs(cloud, admin_api,
+                                             monkeypatch):
+    """The contract the libvirt driver relies on: finish_migration gets
+    the disk_info migrate_disk_and_power_off returned, untouched, and the
+    instance already carries the new flavor; finish_revert_migration
+    sees the old flavor back; confirm_migration knows both hosts."""
+    seen = []
+    for host in cloud.compute_hosts:
+        driver = cloud.compute_service(host).manager.driver
+
+        def hand_over(*args, _host=host, **kwargs):
+            return '{"disks": "from-%s"}' % _host
+
+        def finish(context, migration, instance, disk_info, *args,
+                   _real=driver.finish_migration, **kwargs):
+            seen.append(('finish', disk_info, instance.flavor.flavorid))
+            return _real(context, migration, instance, disk_info, *args,
+                         **kwargs)
+
+        def revert(context, instance, *args,
+                   _real=driver.finish_revert_migration, **kwargs):
+            seen.append(('revert', instance.flavor.flavorid))
+            return _real(context, instance, *args, **kwargs)
+
+        def confirm(context, migration, *args,
+                    _real=driver.confirm_migration, **kwargs):
+            seen.append(('confirm', migration.source_compute,
+                         migration.dest_compute))
+            return _real(context, migration, *args, **kwargs)
+
+        monkeypatch.setattr(driver, 'migrate_disk_and_power_off', hand_over)
+        monkeypatch.setattr(driver, 'finish_migration', finish)
+        monkeypatch.setattr(driver, 'finish_revert_migration', revert)
+        monkeypatch.setattr(driver, 'confirm_migration', confirm)
+
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+    dest = _resize_to_verify(admin_api, server['id'])[
+        'OS-EXT-SRV-ATTR:host']
+    _action(admin_api, server['id'], {'revertResize': None})
+    admin_api.wait_for_state(server['id'], 'ACTIVE')
+    _resize_to_verify(admin_api, server['id'])
+    _action(admin_api, server['id'], {'confirmResize': None}, expected=204)
+    admin_api.wait_for_migration_status(server['id'], ['confirmed'])
+    hand_over = '{"disks": "from-%s"}' % source
+    assert seen == [('finish', hand_over, NEW_FLAVOR),
+                    ('revert', OLD_FLAVOR),
+                    ('finish', hand_over, NEW_FLAVOR),
+                    ('confirm', source, dest)]
+
+
 # Last in the module: it needs a cloud of three computes.
 def test_failed_prep_resize_is_rescheduled_to_an_alternate(cloud_factory,
                                                            monkeypatch):

@@ -1,15 +1,13 @@
-"""Diagnostics and crash dumps of a real libvirt guest (see
-test_libvirt_driver.py for the daemon and the guest): the numbers come
-from libvirt's statistics, the NMI reaches the guest."""
+"""Diagnostics and crash dumps of a real libvirt guest (see conftest.py
+and test_libvirt_driver.py for the daemons and the guest): the numbers
+come from libvirt's statistics, the NMI reaches the guest."""
 
 import pytest
 
 from nova_clone import exception
-from tests.integration.test_libvirt_driver import _wait_console
+from tests.integration.libvirt_hosts import wait_console
 from tests.integration.test_libvirt_driver import drv  # noqa: F401
 from tests.integration.test_libvirt_driver import guest  # noqa: F401
-from tests.integration.test_libvirt_driver import libvirt_env  # noqa: F401
-from tests.integration.test_libvirt_driver import make_driver  # noqa: F401
 
 pytestmark = pytest.mark.integration
 
@@ -17,7 +15,7 @@ pytestmark = pytest.mark.integration
 def test_diagnostics_from_libvirt_stats(drv, guest, libvirt_env):  # noqa: F811
     ctx, inst = guest
     inst.config_drive = ''  # as a server booted without one
-    _wait_console(drv, ctx, inst, libvirt_env['GUEST_MARKER'])
+    wait_console(drv, ctx, inst, libvirt_env['GUEST_MARKER'])
     diags = drv.get_instance_diagnostics(inst)
     assert diags['config_drive'] is False
     assert (diags['state'], diags['driver']) == ('running', 'libvirt')

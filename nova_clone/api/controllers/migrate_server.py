@@ -1,11 +1,13 @@
 """The server actions that move a server: resize, confirmResize,
-revertResize and migrate (cold migration), an action family dispatched
-by routes.py.  The compute API holds their preconditions; a refused
-state or lock is the fault wrapper's 409."""
+revertResize, migrate (cold migration) and os-migrateLive, an action
+family dispatched by routes.py.  The compute API holds their
+preconditions; a refused state or lock is the fault wrapper's 409."""
 
+from oslo_utils import strutils
 import webob.exc
 
 from nova_clone.api import auth
+from nova_clone.api import common
 from nova_clone.api.controllers import servers
 from nova_clone.api import microversion
 from nova_clone.api import resource
@@ -33,6 +35,20 @@ def _call(func, *args, **kwargs):
     except (exception.ComputeHostNotFound,
             exception.CannotMigrateToSameHost) as exc:
         raise webob.exc.HTTPBadRequest(explanation=exc.format_message())
+
+
+# Refusals the conductor reports while the API waits for it (a live
+# migration before 2.34): the request was wrong for this server or host.
+_LIVE_PRE_CHECK_ERRORS = (
+    exception.NoValidHost, exception.ComputeServiceUnavailable,
+    exception.InvalidHypervisorType, exception.InvalidCPUInfo,
+    exception.UnableToMigrateToSelf, exception.InvalidLocalStorage,
+    exception.InvalidSharedStorage, exception.HypervisorUnavailable,
+    exception.MigrationPreCheckError, exception.ComputeHostNotFound)
+
+
+def _bool(value):
+    return strutils.bool_from_string(value, strict=True)
 
 
 def _authorized_server(req, server_id, rule):
@@ -96,3 +112,36 @@ class MigrateServerController(object):
                                     'user_id': instance.user_id})
         _call(servers.compute_api().migrate, context, instance,
               host_name=host)
+
+    @resource.action('os-migrateLive')
+    @resource.response(202)
+    @validation.schema(schema.migrate_live_v268, '2.68')
+    @validation.schema(schema.migrate_live_v230, '2.30', '2.67')
+    @validation.schema(schema.migrate_live_v225, '2.25', '2.29')
+    @validation.schema(schema.migrate_live, '2.1', '2.24')
+    def migrate_live(self, req, server_id, body):
+        context, instance = _authorized_server(
+            req, server_id, policies.MIGRATE % 'migrate_live')
+        values = body['os-migrateLive']
+        host = values.get('host')
+        block_migration = values['block_migration']
+        disk_over_commit = None
+        force = None
+        if microversion.is_supported(req, '2.30'):
+            force = _bool(values.get('force', False))
+            if force and not host:
+                raise common.bad_request(
+                    "Can't force to a non-provided destination")
+        if microversion.is_supported(req, '2.25'):
+            block_migration = (None if block_migration == 'auto'
+                               else _bool(block_migration))
+        else:
+            block_migration = _bool(block_migration)
+            disk_over_commit = _bool(values['disk_over_commit'])
+        try:
+            servers.compute_api().live_migrate(
+                context, instance, block_migration, disk_over_commit, host,
+                force=force,
+                async_=microversion.is_supported(req, '2.34'))
+        except _LIVE_PRE_CHECK_ERRORS as exc:
+            raise common.bad_request(exc.format_message())

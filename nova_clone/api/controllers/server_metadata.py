@@ -15,11 +15,7 @@ from nova_clone import quota
 
 
 def _server(req, server_id, action):
-    context = auth.get_context(req)
-    instance = servers.get_server(req, server_id, ['metadata'])
-    context.can(action, target={'project_id': instance.project_id,
-                                'user_id': instance.user_id})
-    return context, instance
+    return servers.authorized_server(req, server_id, action, ['metadata'])
 
 
 def _metadata(instance):

@@ -4,8 +4,6 @@
 controller module, listed in routes.py."""
 
 import base64
-import secrets
-import string
 
 from oslo_log import log as logging
 from oslo_utils import netutils
@@ -23,6 +21,7 @@ from nova_clone.api.schemas import servers as schema
 from nova_clone.api import validation
 from nova_clone.api.views import servers as views
 from nova_clone.compute import states
+from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
 from nova_clone import exception
 from nova_clone.policies import servers as srv_policies
@@ -92,19 +91,20 @@ def get_server(req, server_id, expected_attrs=None, for_delete=False):
     return (instance, mapping) if for_delete else instance
 
 
-def authorized_server(req, server_id, rule):
+def authorized_server(req, server_id, rule, expected_attrs=None):
     """(request context, instance) once ``rule`` allows the caller to act
-    on the server: what every server action starts with."""
+    on the server (its project and user are the target): what every
+    server action starts with."""
     context = auth.get_context(req)
-    instance = get_server(req, server_id)
+    instance = get_server(req, server_id, expected_attrs)
     context.can(rule, target={'project_id': instance.project_id,
                               'user_id': instance.user_id})
     return context, instance
 
 
-def _password():
-    alphabet = string.ascii_letters + string.digits
-    return ''.join(secrets.choice(alphabet) for _ in range(12))
+def generate_password():
+    """A random admin password, as Nova makes when none is given."""
+    return compute_utils.generate_password()
 
 
 def _ref_id(ref):
@@ -227,7 +227,7 @@ class ServersController(object):
 
         admin_password = server.get('adminPass')
         if admin_password is None and CONF.api.enable_instance_password:
-            admin_password = _password()
+            admin_password = generate_password()
 
         injected_files = personality.injected_files(
             context, server.get('personality'))
@@ -520,6 +520,14 @@ def _repin(context, instance, wanted):
                 'pinned': pinned or 'none'})
     spec.availability_zone = wanted
     spec.save()
+
+
+def server_view(req, context, instance, full=True):
+    """{'server': view} of one server as show (``full``) or the short
+    view of the older PUT and rebuild answers give it."""
+    extras = _Extras(req, context, [instance])
+    return {'server': views.show(req, instance, context, full=full,
+                                 **extras.of(instance))}
 
 
 class _Extras(object):

@@ -162,8 +162,12 @@ def _security_groups(instance):
     groups = attr(instance, 'security_groups')
     names = []
     for group in groups or []:
-        name = group.get('name') if isinstance(group, dict) else attr(
-            group, 'name')
+        if isinstance(group, str):
+            name = group
+        elif isinstance(group, dict):
+            name = group.get('name')
+        else:
+            name = attr(group, 'name')
         if name:
             names.append({'name': name})
     return names or [{'name': 'default'}]

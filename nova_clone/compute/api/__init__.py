@@ -6,24 +6,42 @@ mapping in one transaction) and casts it to the conductor (``build``);
 nothing exists in a cell until a host is chosen.  ``get`` and ``get_all``
 read build requests and the cells (``instance_list``); ``delete`` handles
 the three cases of scenario 2 (``delete``); ``resize``, ``migrate``,
-``confirm_resize`` and ``revert_resize`` scenario 3 (``resize``).
-``preconditions`` holds which
-states each action accepts; ``host`` the services and compute nodes of
-every cell (HostAPI).
+``confirm_resize`` and ``revert_resize`` scenario 3 (``resize``);
+``live_migration`` starts, forces, aborts and lists live migrations
+(scenario 4).  ``preconditions`` holds which states each action accepts;
+``host`` the services and compute nodes of every cell (HostAPI).
+``volumes`` attaches and detaches volumes (scenario 5); ``shelve``
+shelves and unshelves.  ``preconditions`` holds which states each action
+accepts; ``host`` the services and compute nodes of every cell
+(HostAPI).
 """
 
+import contextlib
 import threading
 
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
+from nova_clone import availability_zones
 from nova_clone.compute.api import build
+from nova_clone.compute.api import consoles
+from nova_clone.compute.api import deferred_delete
 from nova_clone.compute.api import delete as delete_flow
+from nova_clone.compute.api import evacuate as evacuate_flow
 from nova_clone.compute.api.host import HostAPI
 from nova_clone.compute.api import instance_list
+from nova_clone.compute.api import interfaces
+from nova_clone.compute.api import live_migration
 from nova_clone.compute.api import power
 from nova_clone.compute.api import preconditions
+from nova_clone.compute.api import rebuild as rebuild_flow
+from nova_clone.compute.api import rescue as rescue_flow
 from nova_clone.compute.api import resize as resize_flow
+from nova_clone.compute.api import security_groups
+from nova_clone.compute.api import shelve as shelve_flow
+from nova_clone.compute.api import snapshot as snapshot_flow
+from nova_clone.compute.api import volume_snapshots
+from nova_clone.compute.api import volumes
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
@@ -117,6 +135,23 @@ class API:
         return _objects().KeyPair.get_by_name(context, context.user_id,
                                               key_name)
 
+    def _check_zone(self, context, zone):
+        """A zone to boot into is one of the enabled computes' zones."""
+        hosts = [s.host for s in self.host_api.service_get_all(
+            context.elevated(), {'binary': 'nova-compute',
+                                 'disabled': False})]
+        if zone not in availability_zones.zone_names(context, hosts):
+            raise exception.InvalidRequest(
+                message='The requested availability zone is not available')
+
+    @staticmethod
+    def _requested_group(context, scheduler_hints):
+        """The server group a ``group`` scheduler hint names."""
+        hint = (scheduler_hints or {}).get('group')
+        if not hint:
+            return None
+        return _objects().InstanceGroup.get_by_hint(context, hint)
+
     def create(self, context, flavor, image_href, *, display_name,
                display_description=None, min_count=1, max_count=1,
                requested_networks=None, key_name=None,
@@ -142,6 +177,8 @@ class API:
         key_pair = self._get_keypair(context, key_name)
         zone, forced_host, forced_node = build.parse_availability_zone(
             context, availability_zone)
+        if zone and not forced_host:
+            self._check_zone(context, zone)
         max_count = min(max_count, self.network_api.validate_networks(
             context, requested_networks, max_count))
         if max_count < min_count:
@@ -153,6 +190,9 @@ class API:
         count = quota.check_server_create(context, flavor, min_count,
                                           max_count)
         count = max(min_count, min(count or max_count, max_count))
+        group = self._requested_group(context, scheduler_hints)
+        if group is not None:
+            quota.check_server_group_members(context, group, count)
 
         bdm_template = build.build_bdm_list(
             context, image_href, image, flavor, block_device_mapping,
@@ -193,7 +233,7 @@ class API:
                 security_groups=sg_names)
             spec = objects.RequestSpec.from_components(
                 context, uuid, image or {}, flavor, None, None,
-                filter_properties, None, zone, security_groups=sg_names,
+                filter_properties, group, zone, security_groups=sg_names,
                 project_id=context.project_id, user_id=context.user_id)
             spec.num_instances = count
             spec.is_bfv = is_bfv
@@ -231,6 +271,9 @@ class API:
             except exception.TooManyInstances:
                 self._forget_in_api_db(context, build_requests)
                 raise
+        if group is not None:
+            objects.InstanceGroup.add_members(
+                context, group.uuid, [i.uuid for i in instances])
         bdm_objects = build_requests[0].block_device_mappings
         self.compute_task_api.schedule_and_build_instances(
             context, build_requests=build_requests,
@@ -397,6 +440,223 @@ class API:
     @preconditions.checked('revertResize')
     def revert_resize(self, context, instance):
         resize_flow.revert_resize(self, context, instance.uuid)
+
+    # -- live migration ------------------------------------------------------
+    @preconditions.checked('os-migrateLive')
+    def live_migrate(self, context, instance, block_migration,
+                     disk_over_commit, host_name, force=None, async_=False):
+        live_migration.live_migrate(self, context, instance, block_migration,
+                                    disk_over_commit, host_name, force=force,
+                                    async_=async_)
+
+    @preconditions.checked('force_complete')
+    def live_migrate_force_complete(self, context, instance, migration_id):
+        live_migration.force_complete(self, context, instance, migration_id)
+
+    @preconditions.checked('abort live migration')
+    def live_migrate_abort(self, context, instance, migration_id,
+                           support_abort_in_queue=False):
+        live_migration.abort(self, context, instance, migration_id,
+                             support_abort_in_queue=support_abort_in_queue)
+
+    def get_migrations_in_progress_by_instance(self, context, instance):
+        return live_migration.in_progress(context, instance)
+
+    def get_migration_by_id_and_instance(self, context, instance,
+                                         migration_id):
+        return live_migration.get_in_progress(context, instance,
+                                              migration_id)
+
+    # -- Cinder-assisted volume snapshots ---------------------------------
+    def volume_snapshot_create(self, context, volume_id, create_info):
+        instance = volume_snapshots.attached_instance(
+            context, self.volume_api, volume_id)
+        self._volume_snapshot(context, instance,
+                              self.compute_rpcapi.volume_snapshot_create,
+                              volume_id=volume_id, create_info=create_info)
+        return {'snapshot': {'id': create_info.get('id'),
+                             'volumeId': volume_id}}
+
+    def volume_snapshot_delete(self, context, volume_id, snapshot_id,
+                               delete_info):
+        instance = volume_snapshots.attached_instance(
+            context, self.volume_api, volume_id)
+        self._volume_snapshot(context, instance,
+                              self.compute_rpcapi.volume_snapshot_delete,
+                              volume_id=volume_id, snapshot_id=snapshot_id,
+                              delete_info=delete_info)
+
+    @preconditions.checked('volume_snapshot')
+    def _volume_snapshot(self, context, instance, cast, **kwargs):
+        if not instance.host:
+            raise exception.InstanceNotReady(instance_id=instance.uuid)
+        cast(context, instance, **kwargs)
+
+    # -- multinic ---------------------------------------------------------
+    @preconditions.checked('addFixedIp')
+    def add_fixed_ip(self, context, instance, network_id):
+        self.compute_rpcapi.add_fixed_ip_to_instance(
+            context, instance=instance, network_id=network_id)
+
+    @preconditions.checked('removeFixedIp')
+    def remove_fixed_ip(self, context, instance, address):
+        self.compute_rpcapi.remove_fixed_ip_from_instance(
+            context, instance=instance, address=address)
+    @staticmethod
+    @contextlib.contextmanager
+    def cell_context(context, instance):
+        """``context`` targeted at the cell of ``instance`` (which is in
+        one: the preconditions of every action refuse a build request)."""
+        mapping = instance_list.get_scheduled_mapping(context, instance.uuid)
+        with nova_context.target_cell(context,
+                                      mapping.cell_mapping) as cctxt:
+            yield cctxt
+
+    # -- server actions ----------------------------------------------------
+    @preconditions.checked('rebuild')
+    def rebuild(self, context, instance, image_href, admin_password,
+                **kwargs):
+        """Re-image the server on its host (see rebuild.rebuild)."""
+        with self.cell_context(context, instance) as cctxt:
+            rebuild_flow.rebuild(self, cctxt, instance, image_href,
+                                 admin_password, **kwargs)
+
+    @preconditions.checked('createImage')
+    def snapshot(self, context, instance, name, extra_properties=None):
+        """createImage of an image-backed server; the image record."""
+        with self.cell_context(context, instance) as cctxt:
+            return snapshot_flow.snapshot(self, cctxt, instance, name,
+                                          extra_properties)
+
+    @preconditions.checked('createBackup')
+    def backup(self, context, instance, name, backup_type, rotation,
+               extra_properties=None):
+        """createBackup; the image record."""
+        with self.cell_context(context, instance) as cctxt:
+            return snapshot_flow.backup(self, cctxt, instance, name,
+                                        backup_type, rotation,
+                                        extra_properties)
+
+    @preconditions.checked('rescue')
+    def rescue(self, context, instance, rescue_password=None,
+               rescue_image_ref=None, allow_bfv_rescue=False):
+        with self.cell_context(context, instance) as cctxt:
+            rescue_flow.rescue(self, cctxt, instance, rescue_password,
+                               rescue_image_ref=rescue_image_ref,
+                               allow_bfv_rescue=allow_bfv_rescue)
+
+    @preconditions.checked('unrescue')
+    def unrescue(self, context, instance):
+        with self.cell_context(context, instance) as cctxt:
+            rescue_flow.unrescue(self, cctxt, instance)
+
+    @preconditions.checked('changePassword')
+    def set_admin_password(self, context, instance, password):
+        with self.cell_context(context, instance) as cctxt:
+            rescue_flow.set_admin_password(self, cctxt, instance, password)
+
+    @preconditions.checked('attach_interface')
+    def attach_interface(self, context, instance, network_id, port_id,
+                         requested_ip, tag=None):
+        """The attached port's VIF (the compute's answer)."""
+        with self.cell_context(context, instance) as cctxt:
+            return interfaces.attach_interface(
+                self, cctxt, instance, network_id, port_id, requested_ip,
+                tag=tag)
+
+    @preconditions.checked('detach_interface')
+    def detach_interface(self, context, instance, port_id):
+        with self.cell_context(context, instance) as cctxt:
+            interfaces.detach_interface(self, cctxt, instance, port_id)
+
+    def get_console(self, context, instance, protocol, console_type):
+        """{'url': ...} of a new remote console of the server."""
+        if not instance.host:
+            # Not on a host (yet): no console to reach.
+            raise exception.InstanceNotReady(instance_id=instance.uuid)
+        with self.cell_context(context, instance) as cctxt:
+            return consoles.get_console(self, cctxt, instance, protocol,
+                                        console_type)
+
+    @staticmethod
+    def validate_console_token(context, token):
+        return consoles.validate_token(context, token)
+
+    @preconditions.checked('injectNetworkInfo')
+    def inject_network_info(self, context, instance):
+        with self.cell_context(context, instance) as cctxt:
+            self.compute_rpcapi.inject_network_info(cctxt, instance)
+
+    def add_security_group(self, context, instance, name):
+        with self.cell_context(context, instance) as cctxt:
+            security_groups.add_to_instance(self, cctxt, instance, name)
+
+    def remove_security_group(self, context, instance, name):
+        with self.cell_context(context, instance) as cctxt:
+            security_groups.remove_from_instance(self, cctxt, instance,
+                                                 name)
+
+    def is_volume_backed(self, context, instance):
+        with self.cell_context(context, instance) as cctxt:
+            return rebuild_flow.is_volume_backed(cctxt, instance)
+
+    @preconditions.checked('evacuate')
+    def evacuate(self, context, instance, host, on_shared_storage,
+                 admin_password, target_state=None):
+        """Rebuild the server elsewhere; its host must be down."""
+        with self.cell_context(context, instance) as cctxt:
+            evacuate_flow.evacuate(self, cctxt, instance, host,
+                                   on_shared_storage, admin_password,
+                                   target_state=target_state)
+
+    @preconditions.checked('restore')
+    def restore(self, context, instance):
+        """Undo a soft delete."""
+        with self.cell_context(context, instance) as cctxt:
+            deferred_delete.restore(self, cctxt, instance)
+
+    @preconditions.checked('forceDelete')
+    def force_delete(self, context, instance):
+        """Delete now, soft-deleted or not."""
+        delete_flow.delete(self, context, instance, allow_soft=False)
+
+    # -- volumes -------------------------------------------------------------
+    @preconditions.checked('attach_volume')
+    def attach_volume(self, context, instance, volume_id, device=None,
+                      disk_bus=None, device_type=None, tag=None,
+                      supports_multiattach=False,
+                      delete_on_termination=False):
+        """The new BDM (None for a shelved-offloaded server)."""
+        return volumes.attach_volume(
+            self, context, instance, volume_id, device=device,
+            disk_bus=disk_bus, device_type=device_type, tag=tag,
+            supports_multiattach=supports_multiattach,
+            delete_on_termination=delete_on_termination)
+
+    @preconditions.checked('detach_volume')
+    def detach_volume(self, context, instance, volume):
+        volumes.detach_volume(self, context, instance, volume)
+
+    @preconditions.checked('swap_volume')
+    def swap_volume(self, context, instance, old_volume, new_volume):
+        volumes.swap_volume(self, context, instance, old_volume, new_volume)
+
+    # -- shelve --------------------------------------------------------------
+    @preconditions.checked('shelve')
+    def shelve(self, context, instance, clean_shutdown=True):
+        shelve_flow.shelve(self, context, instance,
+                           clean_shutdown=clean_shutdown)
+
+    @preconditions.checked('shelveOffload')
+    def shelve_offload(self, context, instance, clean_shutdown=True):
+        shelve_flow.shelve_offload(self, context, instance,
+                                   clean_shutdown=clean_shutdown)
+
+    @preconditions.checked('unshelve')
+    def unshelve(self, context, instance,
+                 availability_zone=shelve_flow.UNSET, host=None):
+        shelve_flow.unshelve(self, context, instance,
+                             availability_zone=availability_zone, host=host)
 
     # -- events -----------------------------------------------------------
     def external_instance_event(self, context, instances, events,

@@ -243,8 +243,4 @@ def parse_availability_zone(context, availability_zone):
     zone, host, node = (availability_zone.split(':') + [None, None])[:3]
     if (host or node) and not context.is_admin:
         raise exception.Forbidden()
-    # Until aggregates exist, the default zone is the only zone.
-    if zone and zone != CONF.default_availability_zone:
-        raise exception.InvalidRequest(
-            message='The requested availability zone is not available')
     return zone or None, host or None, node or None

@@ -18,8 +18,10 @@ from nova_clone.compute.api import resize
 from nova_clone.compute import instance_actions
 from nova_clone.compute import task_states
 from nova_clone.compute import vm_states
+from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
+from nova_clone.volume import release
 
 LOG = logging.getLogger(__name__)
 
@@ -55,10 +57,11 @@ def _delete_build_request(context, uuid):
     return True
 
 
-def delete(compute_api, context, instance, mapping=None):
+def delete(compute_api, context, instance, mapping=None, allow_soft=True):
     """``mapping`` is given when ``instance`` was read with it (from its
     cell with INSTANCE_ATTRS, or from its build request) just before.
-    The caller has checked the preconditions of ``instance``."""
+    The caller has checked the preconditions of ``instance``.
+    ``allow_soft=False`` (forceDelete): never a soft delete."""
     objects = _objects()
     uuid = instance.uuid
     # The instance as read with its mapping serves as is; else (or when it
@@ -67,6 +70,8 @@ def delete(compute_api, context, instance, mapping=None):
     if mapping is None:
         mapping = instance_list.get_mapping(context, uuid)
 
+    # A deleted server leaves its group (and the group members quota).
+    objects.InstanceGroup.remove_member(context, uuid)
     if mapping.cell_mapping is None:
         if _delete_build_request(context, uuid):
             return
@@ -82,6 +87,11 @@ def delete(compute_api, context, instance, mapping=None):
             compute_api.host_api.compute_is_up(cctxt, instance.host)
         if service_up and \
                 instance.vm_state != vm_states.SHELVED_OFFLOADED:
+            if allow_soft and _soft_delete_wanted(instance):
+                # Kept for [DEFAULT] reclaim_instance_interval: the
+                # mapping stays, restore can bring the server back.
+                _soft_delete_on_compute(compute_api, cctxt, instance)
+                return
             _delete_on_compute(compute_api, cctxt, instance)
         else:
             _local_delete(compute_api, cctxt, instance,
@@ -115,22 +125,21 @@ def _delete_on_compute(compute_api, cctxt, instance):
              instance.uuid)
 
 
-def _cleanup_volumes(compute_api, cctxt, instance, bdms):
-    for bdm in bdms:
-        if not getattr(bdm, 'volume_id', None) or \
-                getattr(bdm, 'destination_type', None) != 'volume':
-            continue
-        try:
-            if getattr(bdm, 'attachment_id', None):
-                compute_api.volume_api.attachment_delete(cctxt,
-                                                         bdm.attachment_id)
-            if bdm.delete_on_termination:
-                compute_api.volume_api.delete(cctxt, bdm.volume_id)
-        except exception.NotFound:
-            pass
-        except Exception:
-            LOG.exception('Could not clean up volume %s of instance %s',
-                          bdm.volume_id, instance.uuid)
+def _soft_delete_wanted(instance):
+    """A deferred delete (soft delete) of a server that has run, when
+    [DEFAULT] reclaim_instance_interval keeps deleted servers a while."""
+    return CONF.reclaim_instance_interval > 0 and bool(instance.launched_at)
+
+
+def _soft_delete_on_compute(compute_api, cctxt, instance):
+    instance.task_state = task_states.SOFT_DELETING
+    instance.deleted_at = timeutils.utcnow()
+    instance.save()
+    _objects().InstanceAction.action_start(
+        cctxt, instance.uuid, instance_actions.DELETE, want_result=False)
+    compute_api.compute_rpcapi.soft_delete_instance(cctxt, instance)
+    LOG.info('Asked compute %s to soft delete instance %s', instance.host,
+             instance.uuid)
 
 
 _PLACEMENT_REFUSED = (
@@ -169,7 +178,9 @@ def _local_delete(compute_api, cctxt, instance, cell0=False):
     if not cell0:
         bdms = objects.BlockDeviceMappingList.get_by_instance_uuid(
             cctxt, instance.uuid)
-        _cleanup_volumes(compute_api, cctxt, instance, bdms)
+        release.release_attachments(compute_api.volume_api, cctxt, bdms)
+        release.release_volumes(compute_api.volume_api, cctxt, instance,
+                                bdms, raise_exc=False)
         try:
             compute_api.network_api.deallocate_for_instance(cctxt, instance)
         except Exception:

@@ -86,6 +86,42 @@ class HostAPI(object):
     def service_is_up(self, service):
         return self.servicegroup_api.service_is_up(service)
 
+    def _up_compute(self, context, host_name):
+        """The compute service of ``host_name``, which must be up."""
+        objects = _objects()
+        try:
+            mapping = objects.HostMapping.get_by_host(context, host_name)
+            with nova_context.target_cell(context,
+                                          mapping.cell_mapping) as cctxt:
+                service = objects.Service.get_by_compute_host(cctxt,
+                                                              host_name)
+        except (exception.HostMappingNotFound,
+                exception.ComputeHostNotFound):
+            raise exception.HostNotFound(host=host_name)
+        if not self.service_is_up(service):
+            raise exception.ComputeServiceUnavailable(host=host_name)
+        return service
+
+    def _compute_rpc(self):
+        from nova_clone.compute import rpcapi
+        return rpcapi.get_compute_rpcapi()
+
+    def set_host_enabled(self, context, host_name, enabled):
+        """'enabled'/'disabled' as the compute answers (RPC call)."""
+        service = self._up_compute(context, host_name)
+        return self._compute_rpc().set_host_enabled(
+            service._context, service.host, enabled)
+
+    def set_host_maintenance(self, context, host_name, mode):
+        service = self._up_compute(context, host_name)
+        return self._compute_rpc().host_maintenance_mode(
+            service._context, service.host, host_name, mode)
+
+    def host_power_action(self, context, host_name, action):
+        service = self._up_compute(context, host_name)
+        return self._compute_rpc().host_power_action(
+            service._context, service.host, action)
+
     def compute_is_up(self, cell_context, host):
         """Whether the nova-compute of ``host`` (in the cell that
         ``cell_context`` targets) is up; False when it has no record."""

@@ -105,6 +105,10 @@ ACTIONS = {
     'trigger_crash_dump': _rule(vm_states.ALLOW_TRIGGER_CRASH_DUMP),
     'restore': _rule((vm_states.SOFT_DELETED,)),
     'forceDelete': _rule(launched=False),
+    'addFixedIp': _rule(task=ANY, launched=False),
+    'volume_snapshot': _rule(lock=False),
+    'removeFixedIp': _rule(task=ANY, launched=False),
+    'injectNetworkInfo': _rule(task=ANY, launched=False),
     'lock': _rule(task=ANY, launched=False, lock=False),
     'unlock': _rule(task=ANY, launched=False, lock=False),
 }

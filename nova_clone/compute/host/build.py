@@ -28,6 +28,7 @@ from oslo_utils import timeutils
 from nova_clone.compute.host import block_devices
 from nova_clone.compute.host import collaborators
 from nova_clone.compute.host import events as compute_events
+from nova_clone.compute.host import group_policy
 from nova_clone.compute.host import network_info as network_cache
 from nova_clone.compute.host import teardown
 from nova_clone.compute import power_state
@@ -37,6 +38,7 @@ from nova_clone.compute import vm_states
 from nova_clone.conf import CONF
 from nova_clone import exception
 from nova_clone import threads
+from nova_clone.volume import release
 
 LOG = logging.getLogger(__name__)
 
@@ -144,7 +146,7 @@ def _count_build(collab, instance, node, result):
             collab.rt.build_succeeded(node)
 
 
-def _default_nodename(driver, host):
+def default_nodename(driver, host):
     nodes = driver.get_available_nodes()
     return nodes[0] if nodes else host
 
@@ -172,7 +174,7 @@ def _do_build_and_run_instance(collab, context, instance, image,
     filter_properties = dict(filter_properties or {})
     image = image or {}
     if node is None:
-        node = _default_nodename(collab.driver, collab.host)
+        node = default_nodename(collab.driver, collab.host)
     if block_device_mapping is None:
         block_device_mapping = block_devices.get_bdms(context, instance)
 
@@ -216,8 +218,8 @@ def _fail_build(collab, context, instance, exc, exc_info,
     """Boot arrow "CMP->>CELLDB: vm_state=error + instance_faults"."""
     teardown.release_networks(collab.network_api, context, instance,
                               requested_networks)
-    teardown.release_volumes(collab.volume_api, context, instance, bdms,
-                             raise_exc=False)
+    release.release_volumes(collab.volume_api, context, instance, bdms,
+                            raise_exc=False)
     compute_utils.add_instance_fault_from_exc(
         context, instance, exc, exc_info, fault_message=fault_message)
     teardown.release_allocation(collab.reportclient, context, instance)
@@ -293,6 +295,8 @@ def _build_and_run_instance(collab, context, instance, image,
     try:
         with collab.rt.instance_claim(context, instance, node, None,
                                       limits):
+            group_policy.validate(context, instance, request_spec,
+                                  filter_properties)
             with _build_resources(collab, context, instance,
                                   requested_networks, security_groups,
                                   bdms) as resources:
@@ -300,8 +304,8 @@ def _build_and_run_instance(collab, context, instance, image,
                 instance.task_state = task_states.SPAWNING
                 instance.save(expected_task_state=(
                     task_states.BLOCK_DEVICE_MAPPING))
-                _spawn(collab, context, instance, image, injected_files,
-                       admin_password, resources)
+                spawn_guest(collab, context, instance, image,
+                            injected_files, admin_password, resources)
     except (exception.InstanceNotFound,
             exception.UnexpectedDeletingTaskStateError) as exc:
         _notify_build_error(collab, context, instance, exc)
@@ -310,7 +314,8 @@ def _build_and_run_instance(collab, context, instance, image,
         _notify_build_error(collab, context, instance, exc)
         raise exception.RescheduledException(
             instance_uuid=instance.uuid, reason=exc.format_message())
-    except exception.BuildAbortException as exc:
+    except (exception.BuildAbortException,
+            exception.RescheduledException) as exc:
         _notify_build_error(collab, context, instance, exc)
         raise
     except exception.VirtualInterfaceCreateException as exc:
@@ -337,7 +342,7 @@ def _build_and_run_instance(collab, context, instance, image,
             instance_uuid=instance.uuid, reason=reason)
 
     # Boot arrow "CMP->>CELLDB: vm_state=active, launched_at".
-    instance.power_state = _get_power_state(collab.driver, instance)
+    instance.power_state = get_power_state(collab.driver, instance)
     instance.vm_state = vm_states.ACTIVE
     instance.task_state = None
     instance.launched_at = timeutils.utcnow()
@@ -352,46 +357,32 @@ def _notify_build_error(collab, context, instance, exc):
         exception=exc)
 
 
-def _spawn(collab, context, instance, image, injected_files, admin_password,
-           resources):
+def spawn_guest(collab, context, instance, image, injected_files,
+                admin_password, resources):
     """Boot arrows "CMP->>GL: GET /v2/images/{id}/file" (inside the
     driver's spawn) and "CMP->>CMP: driver.spawn (wait
-    network-vif-plugged)"."""
+    network-vif-plugged)"; a rebuild spawns its new guest with it too.
+
+    ``resources``: network_info, allocations, block_device_info, bdms.
+    """
     network_info = resources['network_info']
-    if collab.driver.waits_for_vif_plug_events:
-        wait_for = []
-    else:
-        wait_for = compute_events.vif_events_to_wait_for(network_info)
 
-    def vif_failed(name, inst):
-        LOG.error('Neutron reported failure on event %s for %s', name,
-                  inst.uuid)
-        if CONF.vif_plugging_is_fatal:
-            raise exception.VirtualInterfaceCreateException()
+    def spawn():
+        with timeutils.StopWatch() as watch:
+            collab.driver.spawn(
+                context, instance, image, injected_files, admin_password,
+                resources['allocations'], network_info=network_info,
+                block_device_info=resources['block_device_info'],
+                accel_info=[])
+        LOG.info('Took %.2f seconds to spawn %s on the hypervisor',
+                 watch.elapsed(), instance.uuid)
 
-    try:
-        with collab.virtapi.wait_for_instance_event(
-                instance, wait_for, deadline=CONF.vif_plugging_timeout,
-                error_callback=vif_failed):
-            with timeutils.StopWatch() as watch:
-                collab.driver.spawn(
-                    context, instance, image, injected_files,
-                    admin_password, resources['allocations'],
-                    network_info=network_info,
-                    block_device_info=resources['block_device_info'],
-                    accel_info=[])
-            LOG.info('Took %.2f seconds to spawn %s on the hypervisor',
-                     watch.elapsed(), instance.uuid)
-    except compute_events.EventWaitTimeout as exc:
-        if CONF.vif_plugging_is_fatal:
-            LOG.error('%s', exc)
-            raise exception.VirtualInterfaceCreateException()
-        LOG.warning('%s; continuing (vif_plugging_is_fatal=False)', exc)
+    compute_events.plug_and_wait(collab, instance, network_info, spawn)
     block_devices.complete_volume_attachments(collab.volume_api, context,
                                               resources['bdms'])
 
 
-def _get_power_state(driver, instance):
+def get_power_state(driver, instance):
     try:
         return driver.get_info(instance).state
     except exception.InstanceNotFound:

@@ -9,6 +9,7 @@ from oslo_concurrency import lockutils
 
 from nova_clone.compute import rpcapi as compute_rpcapi
 from nova_clone.conductor import api as conductor_api
+from nova_clone.image import glance
 from nova_clone.network import neutron
 from nova_clone.volume import cinder
 
@@ -31,6 +32,7 @@ class Collaborators:
         self._volume_api = None
         self._compute_task_api = None
         self._compute_rpcapi = None
+        self._image_api = None
 
     @property
     def network_api(self):
@@ -51,6 +53,16 @@ class Collaborators:
     @volume_api.setter
     def volume_api(self, value):
         self._volume_api = value
+
+    @property
+    def image_api(self):
+        if self._image_api is None:
+            self._image_api = glance.API()
+        return self._image_api
+
+    @image_api.setter
+    def image_api(self, value):
+        self._image_api = value
 
     @property
     def reportclient(self):

@@ -18,6 +18,7 @@ from nova_clone.compute import power_state
 from nova_clone.compute import utils as compute_utils
 from nova_clone.compute import vm_states
 from nova_clone import exception
+from nova_clone.volume import release
 
 LOG = logging.getLogger(__name__)
 
@@ -48,8 +49,8 @@ def delete_instance(collab, context, instance, bdms):
     # The emptied network info cache goes with the DELETED save below.
     teardown.shutdown_instance(collab, context, instance, bdms,
                                save_network_cache=False)
-    teardown.release_volumes(collab.volume_api, context, instance, bdms,
-                             raise_exc=False)
+    release.release_volumes(collab.volume_api, context, instance, bdms,
+                            raise_exc=False)
     # Delete arrow "CMP->>CELLDB: vm_state=deleted": the guest is gone,
     # the record says so whatever task_state the API left on it.
     instance.vm_state = vm_states.DELETED

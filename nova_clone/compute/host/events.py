@@ -177,6 +177,37 @@ def vif_events_to_wait_for(vifs):
             if vif.get('active') is not True]
 
 
+def plug_and_wait(collab, instance, network_info, plug):
+    """Run ``plug()`` (a spawn, an interface attach) and wait for the
+    network-vif-plugged of every port in ``network_info`` Neutron has not
+    activated yet, unless the driver waits itself.
+
+    A failed event or a timeout is VirtualInterfaceCreateException when
+    [DEFAULT] vif_plugging_is_fatal, else a warning.
+    """
+    if collab.driver.waits_for_vif_plug_events:
+        wait_for = []
+    else:
+        wait_for = vif_events_to_wait_for(network_info)
+
+    def vif_failed(name, inst):
+        LOG.error('Neutron reported failure on event %s for %s', name,
+                  inst.uuid)
+        if CONF.vif_plugging_is_fatal:
+            raise exception.VirtualInterfaceCreateException()
+
+    try:
+        with collab.virtapi.wait_for_instance_event(
+                instance, wait_for, deadline=CONF.vif_plugging_timeout,
+                error_callback=vif_failed):
+            plug()
+    except EventWaitTimeout as exc:
+        if CONF.vif_plugging_is_fatal:
+            LOG.error('%s', exc)
+            raise exception.VirtualInterfaceCreateException()
+        LOG.warning('%s; continuing (vif_plugging_is_fatal=False)', exc)
+
+
 def cancel_waiters(instance_events, instance):
     """Wake every waiter of ``instance`` as cancelled (a delete began)."""
     waiters = instance_events.clear_events_for_instance(instance.uuid)

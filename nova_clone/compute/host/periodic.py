@@ -16,6 +16,7 @@ from nova_clone.compute import utils as compute_utils
 from nova_clone.compute import vm_states
 from nova_clone.conf import CONF
 from nova_clone import exception
+from nova_clone.volume import release
 
 LOG = logging.getLogger(__name__)
 
@@ -108,8 +109,8 @@ def cleanup_running_deleted_instances(collab, context):
             try:
                 bdms = block_devices.get_bdms(ctxt, instance)
                 teardown.shutdown_instance(collab, ctxt, instance, bdms)
-                teardown.release_volumes(collab.volume_api, ctxt, instance,
-                                         bdms, raise_exc=False)
+                release.release_volumes(collab.volume_api, ctxt, instance,
+                                        bdms, raise_exc=False)
             except Exception:
                 LOG.exception('Reaping the guest of %s failed',
                               instance.uuid)

@@ -1,9 +1,11 @@
 """Taking an instance's resources off this host.
 
 One set of steps for every flow that undoes work here: a failed build,
-a delete, the reaping of a guest whose instance was deleted (and the
-coming resize revert and migration rollback).  Each step names what it
-releases; a flow picks the steps it needs.
+a delete, the reaping of a guest whose instance was deleted, the
+destination's side of a resize revert and a failed move.  What a delete
+does to the volumes is in nova_clone.volume.release, shared with the
+API's local delete.  Each step names what it releases; a flow picks the
+steps it needs.
 """
 
 from oslo_log import log as logging
@@ -12,6 +14,7 @@ from nova_clone.compute.host import block_devices
 from nova_clone.compute.host import network_info as network_cache
 from nova_clone.compute import vm_states
 from nova_clone import exception
+from nova_clone.volume import release
 
 LOG = logging.getLogger(__name__)
 
@@ -41,8 +44,8 @@ def shutdown_instance(collab, context, instance, bdms,
         release_networks(collab.network_api, context, instance,
                          requested_networks, raise_exc=True,
                          save_cache=save_network_cache)
-    _release_attachments(collab.volume_api, context, instance, bdms,
-                         forget=not deallocate_networks)
+    release.release_attachments(collab.volume_api, context, bdms,
+                                forget=not deallocate_networks)
 
 
 def release_networks(network_api, context, instance, requested_networks,
@@ -60,27 +63,6 @@ def release_networks(network_api, context, instance, requested_networks,
         network_cache.save(instance, [])
     else:
         network_cache.set_unsaved(instance, [])
-
-
-def release_volumes(volume_api, context, instance, bdms, raise_exc=True):
-    """Delete the volumes marked delete_on_termination."""
-    failure = None
-    for bdm in bdms or []:
-        if not (block_devices.is_volume_bdm(bdm) and bdm.volume_id and
-                bdm.delete_on_termination):
-            continue
-        try:
-            volume_api.delete(context, bdm.volume_id)
-            LOG.info('Deleted volume %s of instance %s', bdm.volume_id,
-                     instance.uuid)
-        except exception.NotFound:
-            pass
-        except Exception as exc:
-            LOG.warning('Failed to delete volume %s of %s: %s',
-                        bdm.volume_id, instance.uuid, exc)
-            failure = exc
-    if failure is not None and raise_exc:
-        raise failure
 
 
 def release_allocation(reportclient, context, instance):
@@ -102,29 +84,3 @@ def set_error_state(instance, clean_task_state=False):
         instance.save()
     except exception.InstanceNotFound:
         LOG.debug('Instance %s gone while setting ERROR', instance.uuid)
-
-
-def _release_attachments(volume_api, context, instance, bdms, forget):
-    """Delete the Cinder attachment of every volume BDM.
-
-    ``forget``: the BDM also drops the attachment id (a failed build: the
-    next attempt makes its own attachment).
-    """
-    for bdm in bdms or []:
-        if not block_devices.is_volume_bdm(bdm) or not bdm.attachment_id:
-            continue
-        try:
-            volume_api.attachment_delete(context, bdm.attachment_id)
-        except exception.NotFound:
-            pass
-        except Exception:
-            LOG.exception('Could not delete attachment %s of volume %s',
-                          bdm.attachment_id, bdm.volume_id)
-            continue
-        if forget:
-            bdm.attachment_id = None
-            try:
-                bdm.save()
-            except Exception:
-                LOG.debug('Could not save BDM of %s', instance.uuid,
-                          exc_info=True)

@@ -20,6 +20,7 @@ from oslo_log import log as logging
 from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 
+from nova_clone import availability_zones
 from nova_clone.compute import instance_actions
 from nova_clone.compute import task_states
 from nova_clone.compute import utils as compute_utils
@@ -151,6 +152,7 @@ def schedule_and_build_instances(manager, context, build_requests,
                                  block_device_mapping, tags=None):
     uuids = [spec.instance_uuid for spec in request_specs]
     try:
+        scheduler_utils.setup_instance_group(context, request_specs[0])
         host_lists = manager.query_client.select_destinations(
             context, request_specs[0], uuids, return_objects=True,
             return_alternates=True)
@@ -268,10 +270,10 @@ def _create_in_cell(manager, context, br, spec, host_list, cells_by_host,
         manager.report_client.delete_allocation_for_instance(
             context, instance.uuid)
         return None
-    if not instance.obj_attr_is_set('availability_zone') or \
-            not instance.availability_zone:
-        # Every host is in the default zone until host aggregates exist.
-        instance.availability_zone = CONF.default_availability_zone
+    # The server is in its host's zone, asked for or not.
+    instance.availability_zone = (
+        availability_zones.get_host_availability_zone(
+            context, host.service_host))
     with nova_context.target_cell(context, cell) as cctxt:
         instance._context = cctxt
         for attempt in range(3):

@@ -16,6 +16,9 @@ class BaseHostFilter:
     # Filters whose answer cannot change between the instances of one
     # multi-create request are evaluated once per request.
     run_filter_once_per_request = False
+    # Whether the filter runs when a rebuild with a new image checks the
+    # instance's own host: only what the image changes matters there.
+    run_on_rebuild = True
 
     def host_passes(self, host_state, spec_obj):
         raise NotImplementedError()
@@ -27,6 +30,8 @@ class BaseHostFilter:
 
 
 def all_filters():
+    from nova_clone.scheduler.filters import affinity_filter
+    from nova_clone.scheduler.filters import aggregate_instance_extra_specs
     from nova_clone.scheduler.filters import availability_zone_filter
     from nova_clone.scheduler.filters import compute_capabilities_filter
     from nova_clone.scheduler.filters import compute_filter
@@ -38,6 +43,11 @@ def all_filters():
         'ComputeCapabilitiesFilter':
             compute_capabilities_filter.ComputeCapabilitiesFilter,
         'ImagePropertiesFilter': image_props_filter.ImagePropertiesFilter,
+        'AggregateInstanceExtraSpecsFilter':
+            aggregate_instance_extra_specs.AggregateInstanceExtraSpecsFilter,
+        'ServerGroupAffinityFilter': affinity_filter.ServerGroupAffinityFilter,
+        'ServerGroupAntiAffinityFilter':
+            affinity_filter.ServerGroupAntiAffinityFilter,
     }
 
 

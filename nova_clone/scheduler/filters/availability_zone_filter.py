@@ -5,6 +5,8 @@ from nova_clone.scheduler import filters
 
 class AvailabilityZoneFilter(filters.BaseHostFilter):
 
+    run_on_rebuild = False
+
     run_filter_once_per_request = True
 
     def host_passes(self, host_state, spec_obj):

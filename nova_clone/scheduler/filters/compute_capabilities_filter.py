@@ -46,6 +46,8 @@ def match(value, requirement):
 
 class ComputeCapabilitiesFilter(filters.BaseHostFilter):
 
+    run_on_rebuild = False
+
     run_filter_once_per_request = True
 
     def _lookup(self, host_state, path):

@@ -9,6 +9,8 @@ LOG = logging.getLogger(__name__)
 
 class ComputeFilter(filters.BaseHostFilter):
 
+    run_on_rebuild = False
+
     run_filter_once_per_request = True
 
     def __init__(self, servicegroup_api=None):

@@ -38,13 +38,18 @@ def normalize(values, minval=None, maxval=None):
 
 
 def all_weighers():
+    from nova_clone.scheduler.weights import affinity
     from nova_clone.scheduler.weights import build_failure
     from nova_clone.scheduler.weights import cpu
     from nova_clone.scheduler.weights import disk
     from nova_clone.scheduler.weights import ram
     return {'RAMWeigher': ram.RAMWeigher, 'CPUWeigher': cpu.CPUWeigher,
             'DiskWeigher': disk.DiskWeigher,
-            'BuildFailureWeigher': build_failure.BuildFailureWeigher}
+            'BuildFailureWeigher': build_failure.BuildFailureWeigher,
+            'ServerGroupSoftAffinityWeigher':
+                affinity.ServerGroupSoftAffinityWeigher,
+            'ServerGroupSoftAntiAffinityWeigher':
+                affinity.ServerGroupSoftAntiAffinityWeigher}
 
 
 def load_weighers(names):

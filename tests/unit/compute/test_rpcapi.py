@@ -58,6 +58,23 @@ class Endpoint:
     revert_resize = _move_step('revert_resize')
     finish_revert_resize = _move_step('finish_revert_resize')
 
+    # Live migration: the calls answer with the topic they came on.
+
+    def check_can_live_migrate_destination(self, context, instance,
+                                           **kwargs):
+        return self.topic
+
+    def pre_live_migration(self, context, instance, disk, migrate_data):
+        return self.topic
+
+    def post_live_migration_at_destination(self, context, instance,
+                                           block_migration):
+        return self.topic
+
+    def live_migration(self, context, instance, **kwargs):
+        self.received.put((self.topic, 'live_migration', instance, kwargs,
+                           context))
+
 
 # What oslo.messaging's own ConfFixture registers on a fresh ConfigOpts.
 _MESSAGING_OPTS = [
@@ -240,3 +257,24 @@ def test_move_steps_reach_their_host_and_topic(transport):
         ('src', 'compute', 'confirm_resize'),
         ('src', 'compute-alt', 'finish_revert_resize'),
         ('src', 'compute-alt', 'resize_instance')]
+
+def test_live_migration_steps_use_novas_topics_and_call_or_cast(transport):
+    received = queue.Queue()
+    servers = _serve(transport, 'h2', received)
+    api = rpcapi.get_compute_rpcapi()
+    try:
+        checked = api.check_can_live_migrate_destination(
+            _ctxt(), _instance(), 'h2', None, None, None, None)
+        prepared = api.pre_live_migration(_ctxt(), _instance(), None, 'h2',
+                                          None)
+        posted = api.post_live_migration_at_destination(
+            _ctxt(), _instance(), False, 'h2')
+        api.live_migration(_ctxt(), _instance(host='h2'), 'h3', False, 'h2',
+                           None)
+        topic, method, _, kwargs, _ = received.get(timeout=5)
+    finally:
+        _stop(servers)
+    assert (checked, prepared, posted) == ('compute', 'compute-alt',
+                                           'compute-alt')
+    assert (topic, method, kwargs['dest']) == ('compute-alt',
+                                               'live_migration', 'h3')

@@ -135,30 +135,30 @@ def test_flows_that_have_not_landed_are_not_served(conductor):
         topic=conductor_rpcapi.RPC_TOPIC,
         namespace=conductor_rpcapi.COMPUTE_TASK_NAMESPACE, version='1.0'))
     with pytest.raises(messaging.NoSuchMethod) as err:
-        client.prepare(timeout=5).call(ctxt, 'live_migrate_instance',
+        client.prepare(timeout=5).call(ctxt, 'attach_volume',
                                        instance=None)
-    assert err.value.method == 'live_migrate_instance'
+    assert err.value.method == 'attach_volume'
     with pytest.raises(messaging.UnsupportedVersion):
         client.prepare(version='1.26', timeout=5).call(
             ctxt, 'build_instances', instances=[])
     task_api = conductor_api.ComputeTaskAPI()
     assert task_api.client.can_send_version(
         conductor_rpcapi.COMPUTE_TASK_VERSION)
-    assert not task_api.client.can_send_version('1.21')
-    assert not hasattr(task_api, 'live_migrate_instance')
+    assert not task_api.client.can_send_version('1.26')
+    assert not hasattr(task_api, 'attach_volume')
 
 
 def test_migrate_server_is_served(conductor):
     """migrate_server reaches the migrate task through the RPC client: a
-    live migration, which that task does not run, comes back as the
-    task's own Invalid, not as a method the conductor lacks."""
+    rebuild, which that task does not run, comes back as the task's own
+    Invalid, not as a method the conductor lacks."""
     ctxt = nova_context.get_admin_context()
     task_api = conductor_api.ComputeTaskAPI()
     assert task_api.client.can_send_version('1.20')
     with pytest.raises(exception.Invalid) as err:
         task_api.migrate_server(
-            ctxt, instance=None, scheduler_hint={}, live=True,
-            rebuild=False, flavor=None, block_migration=False,
+            ctxt, instance=None, scheduler_hint={}, live=False,
+            rebuild=True, flavor=None, block_migration=False,
             disk_over_commit=False)
     assert 'cold migrations and resizes only' in str(err.value)
 
@@ -170,7 +170,9 @@ def test_client_and_endpoint_offer_the_same_methods():
 
     assert methods(conductor_manager.ComputeTaskManager) == methods(
         conductor_rpcapi.ComputeTaskAPI) == {
-        'build_instances', 'schedule_and_build_instances', 'migrate_server'}
+        'build_instances', 'cache_images', 'live_migrate_instance',
+        'migrate_server', 'rebuild_instance', 'schedule_and_build_instances',
+        'unshelve_instance'}
     assert conductor_manager.ComputeTaskManager.target.version == (
         conductor_rpcapi.COMPUTE_TASK_VERSION)
     assert conductor_manager.ConductorManager.target.version == (

@@ -65,7 +65,7 @@ def test_service_lookups_that_miss(ctx):
         objects.Service.get_by_id(ctx, 987654)
 
 
-def test_service_list_and_destroy(ctx):
+def test_service_list_and_destroy(ctx, api_ctx):
     host = _host()
     compute = objects.Service(ctx, host=host, binary='nova-compute',
                               topic='compute', disabled=True,
@@ -89,6 +89,15 @@ def test_service_list_and_destroy(ctx):
              for s in objects.ServiceList.get_all(ctx, set_zones=True)
              if s.host == host}
     assert zones == {'nova-compute': 'nova', 'nova-conductor': 'internal'}
+    # A compute is in the zone of its host aggregate.
+    agg = objects.Aggregate(api_ctx, name='agg-%s' % host,
+                            metadata={'availability_zone': 'az1'})
+    agg.create()
+    agg.add_host(host)
+    zones = {s.binary: s.availability_zone
+             for s in objects.ServiceList.get_all(ctx, set_zones=True)
+             if s.host == host}
+    assert zones == {'nova-compute': 'az1', 'nova-conductor': 'internal'}
     compute.destroy()
     assert objects.Service.get_by_host_and_binary(
         ctx, host, 'nova-compute') is None

@@ -23,6 +23,8 @@ from nova_clone.objects import fields
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 object_data = {
+    'Aggregate': '1.3-f315cb68906307ca2d1cca84d4753585',
+    'AggregateList': '1.3-3ea55a050354e72ef3306adefa553957',
     'BlockDeviceMapping': '1.21-2662bd7af2a3ca9dde6878a7ecc60bf4',
     'BlockDeviceMappingList': '1.18-4a1ae543cd94cbe18ee049b7bb0e18d6',
     'BuildRequest': '1.3-077dee42bed93f8a5b62be77657b7152',
@@ -31,6 +33,7 @@ object_data = {
     'CellMappingList': '1.1-496ef79bb2ab41041fff8bcb57996352',
     'ComputeNode': '1.19-d822b5ff8875d2144d68790b36d9f071',
     'ComputeNodeList': '1.17-3f6430e5022cc1822609430e21860a4a',
+    'ConsoleAuthToken': '1.3-ee0749de15c71c00b88fc69f15192f76',
     'Destination': '1.4-3b440d29459e2c98987ad5b25ad1cb2c',
     'Flavor': '1.2-9f75bee60086a2de3fb890d45094325d',
     'FlavorList': '1.1-52b5928600e7ca973aa4fc1e46f3934c',
@@ -46,6 +49,8 @@ object_data = {
     'InstanceActionList': '1.1-a2b2fb6006b47c27076d3a1d48baa759',
     'InstanceFault': '1.2-7ef01f16f1084ad1304a513d6d410a38',
     'InstanceFaultList': '1.2-7becfa44a9c69a33f0b534ad82361daf',
+    'InstanceGroup': '1.11-7d54cf9a3f0d55deac3290b8ba296f46',
+    'InstanceGroupList': '1.8-be18078220513316abd0ae1b2d916873',
     'InstanceInfoCache': '1.5-ca9a91b1896edcf9c5e1c6f47e0b2b95',
     'InstanceList': '2.6-cc6b0d69ba5265e5ff31f84ffd40c6e3',
     'InstanceMapping': '1.2-bc82537ca278eb17e11f7a89ad170984',
@@ -66,6 +71,7 @@ object_data = {
     'Service': '1.22-ca38e8c0fb3aa3d7a0cc2d601e4e1178',
     'ServiceList': '1.19-5325bce13eebcbf22edc9678285270cc',
     'Tag': '1.1-8b8d7d5b48887651a0e01241672e2963',
+    'TaskLog': '1.0-d6eb32ae19f6199594f486c24b7673a3',
     'TagList': '1.1-55231bdb671ecf7641d6a2e9109b5d8e',
 }
 
