@@ -32,7 +32,8 @@ _LEAKS = ('Traceback', 'object at 0x', 'File "')
 _FAULT_KEYS = {400: 'badRequest', 401: 'unauthorized', 403: 'forbidden',
                404: 'itemNotFound', 405: 'badMethod',
                409: 'conflictingRequest', 413: 'overLimit',
-               415: 'badMediaType', 429: 'overLimit'}
+               415: 'badMediaType', 429: 'overLimit',
+               501: 'notImplemented', 503: 'serviceUnavailable'}
 
 _TEXT = st.text(st.characters(codec='utf-8'), max_size=40)
 _JSON = st.recursive(
@@ -151,10 +152,16 @@ def _path_values(cloud):
         st.uuids().map(str), _TEXT.filter(bool))
 
 
+# This bed runs nova-api alone: the routes proxied to Glance, Neutron and
+# Cinder find no endpoint and answer that (a clean fault, checked below).
+_NO_PEER = 'Could not find requested endpoint in Service Catalog'
+
+
 def _check(failures, method, path, version, reply):
     where = '%s %s @%s -> %s %s' % (method, path, version, reply.status,
                                     reply.text[:300])
-    if reply.status >= 500 or any(s in reply.text for s in _LEAKS):
+    if (reply.status >= 500 and _NO_PEER not in reply.text) or \
+            any(s in reply.text for s in _LEAKS):
         failures.append(where)
     elif reply.status >= 400:
         body = reply.body
