@@ -71,7 +71,7 @@ def test_broken_peer_during_boot_show_delete(cloud, demo_api, peer, fault):
                                        '/servers/%s' % victim['id']))
     # Back to normal: whatever the boot left is a server the user can
     # delete; nothing else appeared.
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180
     while True:
         left = [s for s in demo_api.get_servers()
                 if s['id'] not in before]
