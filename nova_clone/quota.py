@@ -367,11 +367,26 @@ def _set_limit(context, project_id, resource, limit, user_id=None):
     row.hard_limit = limit
 
 
+# A limit is stored in a signed 32-bit column (-1: unlimited).
+MAX_LIMIT = 0x7FFFFFFF
+
+
+def _check_range(values):
+    """The schema bounds numbers only; "99999999999" passes it as a
+    string, so the range is checked again on the integer."""
+    for res, limit in values.items():
+        if limit is not None and not -1 <= limit <= MAX_LIMIT:
+            raise exception.InvalidQuotaValue(
+                'Quota limit %s for %s must be in the range of -1 and %s.'
+                % (limit, res, MAX_LIMIT))
+
+
 def update_quotas(context, project_id, values, user_id=None, force=False):
     """Set limits; unless ``force``, refuse limits below current usage."""
     unknown = set(values) - set(RESOURCES)
     if unknown:
         raise exception.QuotaResourceUnknown(unknown=sorted(unknown))
+    _check_range(values)
     if not force:
         used = get_usages(context, project_id, user_id)
         for res, limit in values.items():
@@ -427,5 +442,6 @@ def update_class(context, class_name, values):
     unknown = set(values) - set(RESOURCES) - set(LEGACY_NETWORK_RESOURCES)
     if unknown:
         raise exception.QuotaResourceUnknown(unknown=sorted(unknown))
+    _check_range(values)
     for res, limit in values.items():
         _set_class_limit(context, class_name, res, limit)

@@ -77,6 +77,10 @@ class Actions(object):
                     raise ValueError('Two handlers of action %s' % name)
                 self._handlers[name] = getattr(controller, attr)
 
+    def handlers(self):
+        """{action key: controller method}."""
+        return dict(self._handlers)
+
     def __call__(self, req, body=None, **params):
         if not isinstance(body, dict) or len(body) != 1:
             raise exception.ValidationError(

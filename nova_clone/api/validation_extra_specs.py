@@ -192,9 +192,10 @@ def _registry():
     return exact, patterned
 
 
-def validate(name, value):
+def validate(name, value, unknown_ok=False):
     """Raise ValidationError unless ``value`` (a string) suits extra spec
-    ``name``."""
+    ``name``; with ``unknown_ok`` a name of a known namespace that is not
+    one of its keys passes (a boot ignores such a key)."""
     exact, patterned = _registry()
     spec = exact.get(name)
     if spec is None:
@@ -203,6 +204,6 @@ def validate(name, value):
         spec.check(value)
         return
     namespace, sep, _rest = name.partition(':')
-    if sep and _NAMESPACES.fullmatch(namespace):
+    if sep and not unknown_ok and _NAMESPACES.fullmatch(namespace):
         _fail("extra spec '%s' does not appear to be a valid extra spec."
               % name)

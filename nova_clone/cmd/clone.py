@@ -3,15 +3,17 @@
 ``nova-clone up`` runs every service in one process (the embedded mode);
 ``nova-clone stack up|down|status`` runs each service as its own process on
 MariaDB, RabbitMQ, Keystone and Placement; ``nova-clone bench`` measures
-any cloud; ``nova-clone chaos`` tests a stack under faults.  Each
-sub-command lives in its own module (nova_clone.embedded.cli,
-nova_clone.stack.cli, nova_clone.bench, nova_clone.chaos), whose
+any cloud; ``nova-clone chaos`` tests a stack under faults; ``nova-clone
+openapi`` writes the API's OpenAPI description.  Each sub-command lives in
+its own module (nova_clone.embedded.cli, nova_clone.stack.cli,
+nova_clone.bench, nova_clone.chaos, nova_clone.api.openapi), whose
 module-level imports stay light; this module only dispatches.
 """
 
 import argparse
 import sys
 
+from nova_clone.api import openapi
 from nova_clone import bench
 from nova_clone import chaos
 from nova_clone.embedded import cli as embedded_cli
@@ -29,6 +31,8 @@ SUBCOMMANDS = {
     'chaos': (chaos,
               'Boot, resize and delete servers on a stack while killing '
               'its services; print one JSON line of what was lost.'),
+    'openapi': (openapi,
+                'Write the OpenAPI description of the compute API.'),
 }
 
 

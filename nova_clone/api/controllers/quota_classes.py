@@ -3,11 +3,14 @@ is the one Nova uses)."""
 
 import copy
 
+import webob.exc
+
 from nova_clone.api import auth
 from nova_clone.api import microversion
 from nova_clone.api.schemas import parameter_types as pt
 from nova_clone.api.schemas import quota_sets as qs_schema
 from nova_clone.api import validation
+from nova_clone import exception
 from nova_clone.policies import admin as admin_policies
 from nova_clone import quota
 
@@ -81,5 +84,8 @@ class QuotaClassSetsController(object):
             if res == 'networks':
                 continue
             values[res] = int(value)
-        quota.update_class(context, id, values)
+        try:
+            quota.update_class(context, id, values)
+        except exception.InvalidQuotaValue as exc:
+            raise webob.exc.HTTPBadRequest(explanation=exc.format_message())
         return _format(req, quota.get_class_quotas(context, id))

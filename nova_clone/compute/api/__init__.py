@@ -172,6 +172,7 @@ class API:
 
         is_bfv = build.is_volume_backed(image_href, block_device_mapping)
         image = self._get_image(context, image_href)
+        build.check_flavor_extra_specs(flavor)
         build.check_flavor_and_image(flavor, image, is_bfv=is_bfv)
         key_pair = self._get_keypair(context, key_name)
         zone, forced_host, forced_node = build.parse_availability_zone(

@@ -10,6 +10,7 @@ import re
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
+from nova_clone.api import validation_extra_specs
 from nova_clone.compute import power_state
 from nova_clone.compute import task_states
 from nova_clone.compute import vm_states
@@ -28,6 +29,20 @@ _SKIP_IMAGE_KEYS = ('id', 'name', 'status', 'checksum', 'created_at',
 def _objects():
     from nova_clone import objects
     return objects
+
+
+def check_flavor_extra_specs(flavor):
+    """A flavor may hold values stored before 2.86 checked them
+    (``hw:cpu_policy: evil``): a boot on it is refused with 400 rather
+    than failing on every host."""
+    for name, value in sorted((flavor.extra_specs or {}).items()):
+        try:
+            validation_extra_specs.validate(name, str(value),
+                                            unknown_ok=True)
+        except exception.ValidationError as exc:
+            raise exception.ValidationError(
+                detail="Flavor %s has an invalid extra spec %s: %s"
+                       % (flavor.flavorid, name, exc.format_message()))
 
 
 def image_property(image, name, default=None):

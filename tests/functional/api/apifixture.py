@@ -177,6 +177,13 @@ class FakeNetworkAPI(object):
     def validate_security_groups(self, context, names):
         """Every group exists."""
 
+    def list_ports(self, context, **search_opts):
+        return {'ports': []}
+
+    def show_port(self, context, port_id):
+        from nova_clone import exception
+        raise exception.PortNotFound(port_id=port_id)
+
 
 class RecordingTaskAPI(object):
     """The conductor's compute-task API: records what the API casts."""
