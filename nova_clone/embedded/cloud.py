@@ -157,6 +157,9 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
         self._started = True
         self._step('listen', self._listen)
         self._step('config', self._configure)
+        # Sessions cached in this process were made for another
+        # configuration (an earlier cloud, a test's own peers).
+        self._step('sessions', _forget_sessions)
         self._step('identity', self._start_identity)
         self._step('placement', self._start_placement)
         self._step('peers', self._start_peers)
@@ -351,6 +354,11 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
         main_db.reset()
         # Service-user sessions hold tokens of this cloud's identity.
         client_auth.reset()
+
+
+def _forget_sessions():
+    from nova_clone import client_auth
+    client_auth.reset()
 
 
 def _quietly(fn, *args, **kwargs):

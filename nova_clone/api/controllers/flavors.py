@@ -48,6 +48,19 @@ def _int_filter(req, name):
         raise common.bad_request('Invalid %s filter [%s]' % (name, value))
 
 
+_DB_INT_MAX = 2 ** 31 - 1
+
+
+def _db_int(vals, name):
+    """A flavor's integer as the database holds it.  The schema bounds
+    numbers; a number written as a string is bounded here."""
+    value = int(vals.get(name, 0))
+    if value > _DB_INT_MAX:
+        raise common.bad_request('Invalid input received: %s must be <= '
+                                 '%d' % (name, _DB_INT_MAX))
+    return value
+
+
 class FlavorsController(object):
 
     def _list(self, req):
@@ -134,11 +147,11 @@ class FlavorsController(object):
             name=vals['name'].strip() if isinstance(vals['name'], str)
             else vals['name'],
             flavorid=flavorid,
-            memory_mb=int(vals['ram']),
-            vcpus=int(vals['vcpus']),
-            root_gb=int(vals['disk']),
-            ephemeral_gb=int(vals.get('OS-FLV-EXT-DATA:ephemeral', 0)),
-            swap=int(vals.get('swap', 0)),
+            memory_mb=_db_int(vals, 'ram'),
+            vcpus=_db_int(vals, 'vcpus'),
+            root_gb=_db_int(vals, 'disk'),
+            ephemeral_gb=_db_int(vals, 'OS-FLV-EXT-DATA:ephemeral'),
+            swap=_db_int(vals, 'swap'),
             rxtx_factor=float(vals.get('rxtx_factor', 1.0)),
             is_public=strutils.bool_from_string(
                 vals.get('os-flavor-access:is_public', True), strict=True),

@@ -265,3 +265,13 @@ def test_numeric_extra_spec_longer_than_255_is_400(admin, tiny):
     assert reply.status == 400
     assert reply.body['badRequest']['message'] == (
         'extra_specs value has more than 255 characters.')
+
+
+def test_create_refuses_numbers_written_as_strings_past_the_database(admin):
+    for field in ('ram', 'vcpus', 'disk', 'swap'):
+        values = {'name': 'huge-' + field, 'ram': 64, 'vcpus': 1, 'disk': 1,
+                  field: '99999999999999999999'}
+        reply = admin.post('/flavors', {'flavor': values})
+        assert reply.status == 400, (field, reply.text)
+        assert reply.body['badRequest']['message'] == (
+            'Invalid input received: %s must be <= 2147483647' % field)
