@@ -8,11 +8,8 @@ shows and abort and force-complete have time to act) and compute3 refuses
 every incoming live migration.
 """
 
-import os
-import secrets
 import time
 
-import psutil
 import pytest
 
 from nova_clone.stack import nova as stack_nova
@@ -23,9 +20,7 @@ from tests.integration.test_boot_stack import _layout
 from tests.integration.test_boot_stack import _start_computes
 from tests.integration.test_boot_stack import _stop_computes
 from tests.integration.test_boot_stack import _unlimited_quota
-from tests.integration.test_stack import _alive
-from tests.integration.test_stack import _clone
-from tests.integration.test_stack import Stack
+from tests.integration.test_stack import stack_up
 
 pytestmark = pytest.mark.integration
 
@@ -39,22 +34,10 @@ MV = ('--os-compute-api-version', '2.80')
 
 @pytest.fixture(scope='module')
 def stack(tmp_path_factory):
-    st = Stack('nclm_' + secrets.token_hex(4),
-               tmp_path_factory.mktemp('lmstack'))
-    try:
-        st.up = _clone('stack', 'up', '--computes', '3', *st.args(),
-                       timeout=400)
-        assert st.up.returncode == 0, st.up.stdout + st.up.stderr
+    with stack_up('nclm_', tmp_path_factory.mktemp('lmstack'), 3) as st:
         _unlimited_quota(st)
         _slow_and_refusing(st)
         yield st
-    finally:
-        pids = st.pids()
-        if os.path.exists(os.path.join(st.state_dir, 'stack.json')):
-            _clone('stack', 'down', '--purge', *st.args(), timeout=120)
-        for pid in pids.values():
-            if _alive(pid):
-                psutil.Process(pid).kill()
 
 
 def _slow_and_refusing(st):

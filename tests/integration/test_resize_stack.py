@@ -5,19 +5,16 @@ the tests read what those users see: the server, Placement's usage of
 every provider and the allocations by consumer, the ports' binding host,
 `server migration list` and `server event list`."""
 
-import os
-import secrets
 import time
 import uuid
 
-import psutil
 import pytest
 
 from tests.integration.test_boot_stack import _allocations
 from tests.integration.test_boot_stack import _parsed
 from tests.integration.test_boot_stack import _ports_of
 from tests.integration.test_boot_stack import _unlimited_quota
-from tests.integration.test_stack import Stack, _alive, _clone
+from tests.integration.test_stack import stack_up
 
 pytestmark = pytest.mark.integration
 
@@ -29,21 +26,10 @@ SMALL = {'VCPU': 1, 'MEMORY_MB': 2048, 'DISK_GB': 20}
 
 @pytest.fixture(scope='module')
 def stack(tmp_path_factory):
-    st = Stack('ncresize_' + secrets.token_hex(4),
-               tmp_path_factory.mktemp('resizestack'))
-    try:
-        st.up = _clone('stack', 'up', '--computes', '3', *st.args(),
-                       timeout=400)
-        assert st.up.returncode == 0, st.up.stdout + st.up.stderr
+    with stack_up('ncresize_', tmp_path_factory.mktemp('resizestack'),
+                  3) as st:
         _unlimited_quota(st)
         yield st
-    finally:
-        pids = st.pids()
-        if os.path.exists(os.path.join(st.state_dir, 'stack.json')):
-            _clone('stack', 'down', '--purge', *st.args(), timeout=120)
-        for pid in pids.values():
-            if _alive(pid):
-                psutil.Process(pid).kill()
 
 
 def _providers(st):

@@ -2,35 +2,20 @@
 MariaDB, RabbitMQ) driven by the openstack CLI as a user would: rebuild,
 image create, rescue/unrescue, add/remove port, console url."""
 
-import os
-import secrets
 import time
 
-import psutil
 import pytest
 
 from tests.integration.test_boot_stack import _events, _parsed
-from tests.integration.test_stack import Stack, _alive, _clone
+from tests.integration.test_stack import stack_up
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope='module')
 def stack(tmp_path_factory):
-    st = Stack('ncact_' + secrets.token_hex(4),
-               tmp_path_factory.mktemp('actstack'))
-    try:
-        st.up = _clone('stack', 'up', '--computes', '2', *st.args(),
-                       timeout=400)
-        assert st.up.returncode == 0, st.up.stdout + st.up.stderr
+    with stack_up('ncact_', tmp_path_factory.mktemp('actstack'), 2) as st:
         yield st
-    finally:
-        pids = st.pids()
-        if os.path.exists(os.path.join(st.state_dir, 'stack.json')):
-            _clone('stack', 'down', '--purge', *st.args(), timeout=120)
-        for pid in pids.values():
-            if _alive(pid):
-                psutil.Process(pid).kill()
 
 
 @pytest.fixture(scope='module')

@@ -3,14 +3,11 @@
 sees after booting, and a floating IP reaching a server through a
 router, as Tempest's network set-up builds it."""
 
-import os
-import secrets
 import uuid
 
-import psutil
 import pytest
 
-from tests.integration.test_stack import Stack, _alive, _clone
+from tests.integration.test_stack import stack_up
 
 pytestmark = pytest.mark.integration
 
@@ -19,20 +16,8 @@ HOSTS = ('compute1', 'compute2')
 
 @pytest.fixture(scope='module')
 def stack(tmp_path_factory):
-    st = Stack('ncusage_' + secrets.token_hex(4),
-               tmp_path_factory.mktemp('usagestack'))
-    try:
-        st.up = _clone('stack', 'up', '--computes', '2', *st.args(),
-                       timeout=400)
-        assert st.up.returncode == 0, st.up.stdout + st.up.stderr
+    with stack_up('ncusage_', tmp_path_factory.mktemp('usagestack'), 2) as st:
         yield st
-    finally:
-        pids = st.pids()
-        if os.path.exists(os.path.join(st.state_dir, 'stack.json')):
-            _clone('stack', 'down', '--purge', *st.args(), timeout=120)
-        for pid in pids.values():
-            if _alive(pid):
-                psutil.Process(pid).kill()
 
 
 @pytest.fixture(scope='module')

@@ -4,18 +4,15 @@ unshelving, with Cinder's volume and attachment records and the BDMs in
 the cell database checked after each step."""
 
 import json
-import os
-import secrets
 import time
 
-import psutil
 import pymysql
 import pytest
 
 from nova_clone.stack import nova as stack_nova
 from tests.integration.test_boot_stack import (
     _layout, _parsed, _start_computes, _stop_computes)
-from tests.integration.test_stack import Stack, _alive, _clone
+from tests.integration.test_stack import stack_up
 
 pytestmark = pytest.mark.integration
 
@@ -24,20 +21,8 @@ HOST = 'compute1'
 
 @pytest.fixture(scope='module')
 def stack(tmp_path_factory):
-    st = Stack('ncvol_' + secrets.token_hex(4),
-               tmp_path_factory.mktemp('volstack'))
-    try:
-        st.up = _clone('stack', 'up', '--computes', '1', *st.args(),
-                       timeout=400)
-        assert st.up.returncode == 0, st.up.stdout + st.up.stderr
+    with stack_up('ncvol_', tmp_path_factory.mktemp('volstack'), 1) as st:
         yield st
-    finally:
-        pids = st.pids()
-        if os.path.exists(os.path.join(st.state_dir, 'stack.json')):
-            _clone('stack', 'down', '--purge', *st.args(), timeout=120)
-        for pid in pids.values():
-            if _alive(pid):
-                psutil.Process(pid).kill()
 
 
 def _bdms(st, server_id):
