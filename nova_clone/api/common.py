@@ -43,6 +43,20 @@ def get_limit_and_marker(req):
     return limit, last_value(req, 'marker')
 
 
+def limited(items, req):
+    """The page of ``items`` a proxied list asks for (``offset`` and
+    ``limit``, as the old nova-network and volume proxies page)."""
+    offset = last_value(req, 'offset', 0) or 0
+    try:
+        offset = int(offset)
+    except ValueError:
+        raise bad_request('offset param must be an integer')
+    if offset < 0:
+        raise bad_request('offset param must be positive')
+    limit, _marker = get_limit_and_marker(req)
+    return items[offset:offset + limit]
+
+
 def get_sort_params(req, default_key='created_at', default_dir='desc'):
     keys = req.GET.getall('sort_key')
     dirs = req.GET.getall('sort_dir')

@@ -34,3 +34,16 @@ def test_volume_create_list_show_delete(cloud, demo_api):
                             microversion=V).status_code == 202
     assert demo_api.request('GET', '/os-volumes/no-such-volume',
                             microversion=V).status_code == 404
+
+
+def test_volume_and_snapshot_lists_page_by_offset(cloud, demo_api):
+    for path in ('/os-volumes', '/os-snapshots'):
+        for offset in ('x', '-1'):
+            resp = demo_api.request('GET', path + '?offset=' + offset,
+                                    microversion=V)
+            assert resp.status_code == 400, (path, resp.text)
+            assert 'offset param must be' in \
+                resp.json()['badRequest']['message']
+        resp = demo_api.request('GET', path + '?offset=5&limit=1',
+                                microversion=V)
+        assert resp.status_code == 200, resp.text

@@ -35,10 +35,7 @@ class SnapshotController(object):
         context = auth.get_context(req)
         context.can(vol_policies.SNAPSHOTS % rule)
         snaps = self.volume_api.get_all_snapshots(context)
-        limit, _marker = common.get_limit_and_marker(req)
-        offset = int(req.GET.get('offset', 0) or 0)
-        return {'snapshots': [_view(s)
-                              for s in snaps[offset:offset + limit]]}
+        return {'snapshots': [_view(s) for s in common.limited(snaps, req)]}
 
     @resource.api_version(None, '2.35')
     def index(self, req):

@@ -42,10 +42,7 @@ class VolumeController(object):
         context = auth.get_context(req)
         context.can(vol_policies.VOLUMES % rule)
         volumes = self.volume_api.get_all(context)
-        limit, _marker = common.get_limit_and_marker(req)
-        offset = int(req.GET.get('offset', 0) or 0)
-        return {'volumes': [_view(v)
-                            for v in volumes[offset:offset + limit]]}
+        return {'volumes': [_view(v) for v in common.limited(volumes, req)]}
 
     @resource.api_version(None, '2.35')
     def index(self, req):
