@@ -88,6 +88,8 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
         self.setup_logging = setup_logging
         self.do_seed = seed
         self.layout = embedded_config.Layout(self.state_dir)
+        from nova_clone.conf import CONF
+        self._overrides = embedded_config.Overrides(CONF)
         self.creds = None
         self.urls = {}
         self.listeners = {}
@@ -246,13 +248,13 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
                  default_config_dirs=[])
 
     def _apply_conf(self):
-        from nova_clone.conf import CONF
-        embedded_config.apply(CONF, self.layout, self.urls, self.creds,
+        conf = self._overrides
+        embedded_config.apply(conf, self.layout, self.urls, self.creds,
                               host=self.host, api_port=self.ports['api'],
                               auth_strategy=self.auth_strategy)
         for group, values in self.conf_overrides.items():
             for key, value in values.items():
-                CONF.set_override(key, value,
+                conf.set_override(key, value,
                                   group=None if group == 'DEFAULT' else group)
 
     def reassert_config(self):
@@ -348,12 +350,17 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
         from nova_clone import context as nova_context
         from nova_clone.db.api import api as api_db
         from nova_clone.db.main import api as main_db
+        from nova_clone.api.controllers import servers
         from nova_clone import client_auth
         nova_context.forget_cells()
         api_db.reset()
         main_db.reset()
-        # Service-user sessions hold tokens of this cloud's identity.
+        # Service-user sessions hold tokens of this cloud's identity, the
+        # process-wide compute API clients bound to this cloud's peers, and
+        # CONF this cloud's endpoints.
         client_auth.reset()
+        servers.set_compute_api(None)
+        self._overrides.clear()
 
 
 def _forget_sessions():

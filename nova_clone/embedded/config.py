@@ -130,6 +130,29 @@ def parse(conf, config_files=(), log_file=None, debug=False):
             else 'WARNING')
 
 
+class Overrides(object):
+    """A ConfigOpts that records the overrides set through it, so that a
+    cloud that stops can leave the process's CONF as it found it (a later
+    cloud, or other code in the process, must not reach this cloud's
+    peers through a stale endpoint)."""
+
+    def __init__(self, conf):
+        self._conf = conf
+        self._made = set()
+
+    def __getattr__(self, name):
+        return getattr(self._conf, name)
+
+    def set_override(self, name, override, group=None):
+        self._conf.set_override(name, override, group=group)
+        self._made.add((name, group))
+
+    def clear(self):
+        for name, group in self._made:
+            self._conf.clear_override(name, group=group)
+        self._made = set()
+
+
 def apply(conf, layout, urls, creds, host='127.0.0.1', api_port=8774,
           auth_strategy='keystone'):
     """Set the embedded wiring on nova's CONF.
