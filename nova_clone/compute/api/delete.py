@@ -211,3 +211,10 @@ def _local_delete(compute_api, cctxt, instance, cell0=False):
         instance.destroy()
     except exception.InstanceNotFound:
         pass
+    except exception.ObjectActionError:
+        # Read without a host, claimed by a compute since: the build is
+        # under way there, so that compute finishes the delete.
+        LOG.info('Instance %s was claimed by a compute during its local '
+                 'delete; asking that compute to delete it', instance.uuid)
+        instance.refresh()
+        _delete_on_compute(compute_api, cctxt, instance)
