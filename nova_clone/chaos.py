@@ -387,6 +387,34 @@ def check(layout, conn):
     }
 
 
+def _describe_unsettled(conn):
+    """Each server left in BUILD or a task state, with the events of its
+    last action: where the flow stopped, for whoever reads the run."""
+    for server in _all_servers(conn):
+        if not _unsettled(server):
+            continue
+        _say('chaos: unsettled %s status=%s task_state=%s host=%s' % (
+            server['id'], server['status'],
+            server.get('OS-EXT-STS:task_state'),
+            server.get('OS-EXT-SRV-ATTR:host')))
+        resp = conn.compute.get('/servers/%s/os-instance-actions'
+                                % server['id'], microversion='2.51',
+                                raise_exc=False)
+        if resp.status_code != 200:
+            continue
+        for action in resp.json()['instanceActions'][:2]:
+            detail = conn.compute.get(
+                '/servers/%s/os-instance-actions/%s' % (
+                    server['id'], action['request_id']),
+                microversion='2.51', raise_exc=False)
+            events = (detail.json()['instanceAction'].get('events', [])
+                      if detail.status_code == 200 else [])
+            _say('chaos:   %s %s %s events=%s' % (
+                action['action'], action['request_id'],
+                action['start_time'],
+                [(e['event'], e.get('result')) for e in events]))
+
+
 def _say(message):
     print(message, file=sys.stderr, flush=True)
 
@@ -430,6 +458,8 @@ def run(args):
                   api_errors=len(storm.api_errors),
                   seconds=round(time.monotonic() - started, 1))
     print(json.dumps(report, sort_keys=True), flush=True)
+    if counts['servers_unsettled']:
+        _describe_unsettled(conn)
     for server_id in storm.kept:
         storm._call('delete', '/servers/%s' % server_id, (204, 404))
     return 2 if any(counts.values()) or faults.errors else 0

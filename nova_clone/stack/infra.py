@@ -73,6 +73,18 @@ def create_databases(names):
         conn.close()
 
 
+def existing_databases(names):
+    """Those of ``names`` MariaDB already holds."""
+    conn = _db_connect()
+    try:
+        with conn.cursor() as cur:
+            cur.execute('SHOW DATABASES')
+            present = {row[0] for row in cur.fetchall()}
+    finally:
+        conn.close()
+    return [name for name in names if name in present]
+
+
 def drop_databases(names):
     conn = _db_connect()
     try:

@@ -400,6 +400,7 @@ def resolve_layout(args):
         layout = stack_layout.StackLayout.create(
             args.name, state_dir, args.host_ip, args.base_port,
             args.computes, args.cells, args.driver)
+        _refuse_foreign_databases(layout)
     else:
         if args.base_port and args.base_port != min(layout.ports.values()):
             say('note: keeping the ports chosen on the first run (%s)'
@@ -417,6 +418,27 @@ def resolve_layout(args):
     layout.save()
     layout.debug = getattr(args, 'debug', False)
     return layout
+
+
+def _refuse_foreign_databases(layout):
+    """A new state directory, yet databases of its stack name exist: a
+    stack elsewhere (or a ``down`` without ``--purge``) left them, and
+    their Keystone keeps passwords this directory does not know.  Stop
+    before starting or dropping anything."""
+    try:
+        found = stack_infra.existing_databases(layout.db_names())
+    except Exception:
+        return  # MariaDB does not answer: the infrastructure check says so
+    if not found:
+        return
+    raise StackFailed(
+        '%s holds no stack, yet the databases %s of a stack named %r '
+        'exist (left by that stack in another state directory, or by '
+        '`stack down` without --purge). Start that stack with its own '
+        '--state-dir, choose another --name, or, if their data is not '
+        'needed, drop them first: mysql -u root -e \'%s\'' % (
+            layout.state_dir, ', '.join(found), layout.name,
+            ' '.join('DROP DATABASE `%s`;' % name for name in found)))
 
 
 def _error(msg):

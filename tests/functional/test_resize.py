@@ -555,3 +555,66 @@ def test_failed_prep_resize_is_rescheduled_to_an_alternate(cloud_factory,
         source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
     _action(api, server['id'], {'confirmResize': None}, expected=204)
     api.wait_for_state(server['id'], 'ACTIVE')
+
+
+def _placement_unreachable(monkeypatch, cloud, host, method):
+    """``host``'s compute cannot reach Placement for ``method``."""
+    from nova_clone import exception
+
+    def unreachable(*args, **kwargs):
+        raise exception.PlacementAPIConnectFailure(reason='stopped')
+    monkeypatch.setattr(cloud.compute_service(host).manager.rt.reportclient,
+                        method, unreachable)
+
+
+def _resource_update(cloud, host):
+    cloud.compute_service(host).manager.update_available_resource(
+        nova_context.get_admin_context())
+
+
+def test_failed_move_placement_missed_is_settled_by_the_update(
+        cloud, admin_api, monkeypatch):
+    """The destination failed while Placement was away: the migration
+    kept the source allocation; once the server is deleted, the source's
+    periodic update frees it."""
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+    (dest,) = set(cloud.compute_hosts) - {source}
+    _failing(monkeypatch, cloud, dest, 'finish_migration',
+             'guest did not start')
+    _placement_unreachable(monkeypatch, cloud, dest,
+                           'delete_allocation_for_instance')
+    _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
+    admin_api.wait_for_state(server['id'], 'ERROR')
+    migration = admin_api.wait_for_migration_status(server['id'], ['error'])
+    monkeypatch.undo()
+    assert _allocations(migration['uuid']) == {
+        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    admin_api.delete_server_and_wait(server['id'])
+    _resource_update(cloud, source)
+    assert _allocations(migration['uuid']) == {}
+    assert _allocations(server['id']) == {}
+
+
+def test_failed_move_back_on_the_source_gets_its_allocation_back(
+        cloud, admin_api, monkeypatch):
+    """The source failed while Placement was away: the server stayed on
+    the source, its allocation on the destination; the source's periodic
+    update hands it the source allocation again."""
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+    _failing(monkeypatch, cloud, source, 'migrate_disk_and_power_off',
+             'disk copy failed')
+    _placement_unreachable(monkeypatch, cloud, source, 'move_allocations')
+    _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
+    failed = admin_api.wait_for_state(server['id'], 'ERROR')
+    assert failed['OS-EXT-SRV-ATTR:host'] == source
+    migration = admin_api.wait_for_migration_status(server['id'], ['error'])
+    monkeypatch.undo()
+    assert _allocations(migration['uuid']) == {
+        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    _resource_update(cloud, source)
+    assert _allocations(server['id']) == {
+        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    assert _allocations(migration['uuid']) == {}
+    admin_api.delete_server_and_wait(server['id'])

@@ -294,6 +294,19 @@ def test_rerun_keeps_running_services(stack):
     assert text.count('[DEFAULT]') == 1
 
 
+def test_up_elsewhere_refuses_the_databases_of_a_stack_of_that_name(
+        stack, tmp_path):
+    other = str(tmp_path / 'elsewhere')
+    proc = _clone('stack', 'up', '--name', stack.name, '--state-dir', other)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert '%s_nova_api' % stack.name in proc.stdout
+    assert 'DROP DATABASE' in proc.stdout
+    # Nothing was started, written or dropped: the first stack still runs.
+    assert not os.path.exists(os.path.join(other, 'stack.json'))
+    status = _clone('stack', 'status', *stack.args())
+    assert status.returncode == 0, status.stdout
+
+
 def test_down_leaves_no_process(stack):
     pids = stack.pids()
     assert pids

@@ -157,9 +157,15 @@ def _do_build_and_run_instance(collab, context, instance, image,
                                requested_networks, security_groups,
                                block_device_mapping, node=None, limits=None,
                                host_list=None, accel_uuids=None):
+    if node is None:
+        node = default_nodename(collab.driver, collab.host)
     try:
         instance.vm_state = vm_states.BUILDING
         instance.task_state = None
+        # The instance is this host's from here: should the service die
+        # before the claim, its restart finds the build and fails it.
+        instance.host = collab.host
+        instance.node = node
         instance.save(expected_task_state=(task_states.SCHEDULING, None))
     except exception.InstanceNotFound:
         LOG.debug('Instance %s deleted before its build started',
@@ -173,8 +179,6 @@ def _do_build_and_run_instance(collab, context, instance, image,
 
     filter_properties = dict(filter_properties or {})
     image = image or {}
-    if node is None:
-        node = default_nodename(collab.driver, collab.host)
     if block_device_mapping is None:
         block_device_mapping = block_devices.get_bdms(context, instance)
 

@@ -45,6 +45,9 @@ LOG = logging.getLogger(__name__)
 # Statuses after which a migration holds no resources anywhere.
 _ENDED_MIGRATION_STATUSES = ('confirmed', 'reverted', 'completed', 'done',
                              'cancelled')
+# A failed move settles its allocations itself, unless Placement was
+# unreachable just then; the periodic update finishes the job.
+_FAILED_MIGRATION_STATUSES = ('error', 'failed')
 
 Usage = collections.namedtuple('Usage', ['vcpus', 'memory_mb', 'disk_gb'])
 
@@ -298,21 +301,52 @@ class ResourceTracker:
             context, set(allocations) - {i.uuid for i in deleted})
 
     def _remove_ended_migrations_allocations(self, context, consumers):
-        """Drop what a move that ended still holds here: a confirm that
-        could not reach Placement leaves the migration's allocation."""
+        """Settle what a move that ended still holds here: a confirm, or a
+        failed move, that could not reach Placement leaves the
+        migration's allocation behind."""
         objects = compute_utils._objects()
         live = objects.InstanceList.get_by_filters(
             context, {'uuid': list(consumers)}, expected_attrs=[])
+        # A deleted instance takes its migrations with it.
+        with_deleted = context.elevated(read_deleted='yes')
         for uuid in consumers - {i.uuid for i in live}:
             try:
-                migration = objects.Migration.get_by_uuid(context, uuid)
+                migration = objects.Migration.get_by_uuid(with_deleted, uuid)
             except exception.MigrationNotFound:
                 continue
-            if migration.status in _ENDED_MIGRATION_STATUSES:
-                LOG.info('Removing the allocation of %s migration %s',
-                         migration.status, uuid)
+            if (migration.deleted or
+                    migration.status in _ENDED_MIGRATION_STATUSES):
+                LOG.info('Removing the allocation of %s migration %s%s',
+                         migration.status, uuid,
+                         ' (deleted)' if migration.deleted else '')
                 self.reportclient.delete_allocation_for_instance(
                     context, uuid, consumer_type='migration')
+            elif migration.status in _FAILED_MIGRATION_STATUSES:
+                self._settle_failed_migration(context, migration)
+
+    def _settle_failed_migration(self, context, migration):
+        try:
+            instance = compute_utils._objects().Instance.get_by_uuid(
+                context, migration.instance_uuid, expected_attrs=[])
+        except exception.InstanceNotFound:
+            instance = None
+        if instance is not None and instance.task_state is not None:
+            return  # a new operation owns the instance: not ours to judge
+        if (instance is not None and
+                instance.host == migration.source_compute):
+            # Back on the source: it gets its source allocation again.
+            LOG.info('Giving the allocation of %s migration %s back to '
+                     'instance %s', migration.status, migration.uuid,
+                     instance.uuid)
+            self.reportclient.move_allocations(context, migration.uuid,
+                                               instance.uuid)
+            return
+        LOG.info('Removing the allocation of %s migration %s (instance %s '
+                 '%s)', migration.status, migration.uuid,
+                 migration.instance_uuid,
+                 'deleted' if instance is None else 'on ' + instance.host)
+        self.reportclient.delete_allocation_for_instance(
+            context, migration.uuid, consumer_type='migration')
 
     def _init_compute_node(self, context, resources):
         nodename = resources['hypervisor_hostname']

@@ -87,6 +87,11 @@ def _init_instance(collab, context, instance):
             instance.task_state in task_states.BUILD_STATES):
         LOG.warning('Instance %s was building when this service stopped; '
                     'setting it to ERROR', instance.uuid)
+        compute_utils.add_instance_fault_from_exc(
+            context, instance, exception.BuildAbortException(
+                instance_uuid=instance.uuid,
+                reason='nova-compute on %s stopped during the build; '
+                       'delete the server and boot it again' % collab.host))
         teardown.set_error_state(instance, clean_task_state=True)
         return
     if instance.task_state == task_states.MIGRATING:

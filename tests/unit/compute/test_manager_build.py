@@ -46,11 +46,11 @@ def test_build_goes_active_once_the_port_is_plugged(compute, ctxt,
     assert (inst.host, inst.node, inst.launched_on) == ('host1',) * 3
     assert inst.compute_id == c.manager.rt.compute_nodes['host1'].id
     steps = [t for _, t in inst.history]
-    # started, then the build steps; the claim's host and node are
-    # stored with the first of them
+    # started (already this host's: a restart finds a build that died
+    # before its claim), then the build steps
     assert steps == [None, 'networking', 'block_device_mapping',
                      'spawning', None]
-    assert inst.saved_hosts == [None] + ['host1'] * 4
+    assert inst.saved_hosts == ['host1'] * 5
     # The port was bound to this host and the info cache holds it.
     vif = c.network.allocated[inst.uuid][0]
     assert vif['binding:host_id'] == 'host1'
