@@ -525,6 +525,12 @@ class ConductorStoppedWhileScheduling(NovaException):
     msg_fmt = 'The conductor stopped while scheduling this server.'
 
 
+class ConductorStoppedWhileMoving(NovaException):
+    msg_fmt = ('The conductor stopped while choosing a host for this '
+               'server\'s move; it stays on %(host)s as it was. Ask for the '
+               'move again.')
+
+
 class MaxRetriesExceeded(NoValidHost):
     msg_fmt = 'Exceeded maximum number of retries. %(reason)s'
 

@@ -93,13 +93,19 @@ class ConductorManager(manager.Manager):
         # Only the super-conductor reads the API database's build requests.
         if not CONF.api_database.connection:
             return
+        context = nova_context.get_admin_context()
         try:
             build.bury_abandoned_build_requests(
-                self.compute_task_mgr, nova_context.get_admin_context(),
-                self.started_at)
+                self.compute_task_mgr, context, self.started_at)
         except Exception:
             LOG.exception('Could not settle the build requests left by a '
                           'stopped conductor')
+        try:
+            migrate.settle_abandoned_moves(self.compute_task_mgr, context,
+                                           self.started_at)
+        except Exception:
+            LOG.exception('Could not settle the moves left by a stopped '
+                          'conductor')
 
     @staticmethod
     def _dispatch(target, method, args, kwargs):

@@ -12,6 +12,7 @@ a fault saying why.
 from oslo_log import log as logging
 
 from nova_clone.compute.host import resize as host_resize
+from nova_clone.compute import task_states
 from nova_clone.conductor.tasks import build
 from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
@@ -47,8 +48,26 @@ def migrate_server(manager, context, instance, scheduler_hint, live, rebuild,
                                                               instance.uuid)
     with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
         instance._context = cctxt
+        if _given_up(cctxt, instance):
+            return
         _reported(manager, cctxt, instance, scheduler_hint, flavor,
                   clean_shutdown, request_spec, host_list)
+
+
+def _given_up(context, instance):
+    """A cast that waited in the queue while its conductor was down finds
+    the move already given up by settle_abandoned_moves (or the server
+    gone): nothing is left to do."""
+    try:
+        current = _objects().Instance.get_by_uuid(context, instance.uuid,
+                                                  expected_attrs=[])
+    except exception.InstanceNotFound:
+        return True
+    if current.task_state == task_states.RESIZE_PREP:
+        return False
+    LOG.info('Not moving %s: its task is now %s', instance.uuid,
+             current.task_state)
+    return True
 
 
 def _reported(manager, context, instance, scheduler_hint, flavor,
@@ -140,3 +159,44 @@ def _claim_alternate(manager, context, instance, host_list):
             reason='Exhausted all hosts available for retrying the resize '
                    'of instance %s.' % instance.uuid)
     return host
+
+
+def settle_abandoned_moves(manager, context, started_at):
+    """At a super-conductor's start: a server still in resize_prep since
+    before it, whose move no destination has taken yet, was being
+    scheduled by a conductor that died (its casts are not redelivered), so
+    it would stay RESIZE for ever.  It stays on its host as it was, its
+    allocation given back, its migration in error, with a fault saying
+    why.  Like bury_abandoned_build_requests, this assumes one
+    super-conductor per deployment."""
+    objects = _objects()
+    for cell in objects.CellMappingList.get_all(context):
+        if cell.is_cell0():
+            continue
+        with nova_context.target_cell(context, cell) as cctxt:
+            for instance in objects.InstanceList.get_by_filters(
+                    cctxt, {'task_state': [task_states.RESIZE_PREP]},
+                    expected_attrs=[]):
+                if (instance.updated_at or instance.created_at).replace(
+                        tzinfo=None) >= started_at:
+                    continue
+                _settle_abandoned_move(manager, cctxt, instance)
+
+
+def _settle_abandoned_move(manager, context, instance):
+    migration = None
+    for candidate in _objects().MigrationList.get_by_filters(context, {
+            'instance_uuid': instance.uuid, 'status': PRE_MIGRATING}):
+        if candidate.dest_compute:
+            return  # a destination took it: the computes finish the move
+        migration = candidate
+    LOG.warning('The move of %s was left by a stopped conductor; it stays '
+                'on %s', instance.uuid, instance.host)
+    exc = exception.ConductorStoppedWhileMoving(host=instance.host)
+    if migration is not None:
+        host_resize.rollback_to_source(context, manager.report_client,
+                                       instance, migration, exc)
+        return
+    compute_utils.add_instance_fault_from_exc(context, instance, exc)
+    instance.task_state = None
+    instance.save(expected_task_state=[task_states.RESIZE_PREP])
