@@ -148,6 +148,32 @@ def test_host_in_two_zones_is_refused(cloud, admin_api, aggregates):
     _action(admin_api, plain['id'], 'add_host', {'host': host})
 
 
+def test_zone_with_servers_cannot_be_renamed(cloud, admin_api, aggregates):
+    host = cloud.compute_hosts[0]
+    zone = _name('az')
+    agg = aggregates(zone=zone, hosts=[host])
+    server = _boot(cloud, admin_api, availability_zone=zone)
+    path = '/os-aggregates/%s' % agg['id']
+    for resp in (
+            admin_api.put(path, {'aggregate': {
+                'availability_zone': 'new-' + zone}}, expected=400),
+            _action(admin_api, agg['id'], 'set_metadata', {'metadata': {
+                'availability_zone': 'new-' + zone}}, expected=400)):
+        assert ('One or more hosts contain instances in this zone' in
+                resp.json()['badRequest']['message'])
+    # The same name, other metadata and the name of the aggregate are fine.
+    admin_api.put(path, {'aggregate': {'availability_zone': zone,
+                                       'name': _name()}}, expected=200)
+    _action(admin_api, agg['id'], 'set_metadata',
+            {'metadata': {'foo': 'bar'}})
+    assert admin_api.get(path).json()['aggregate'][
+        'availability_zone'] == zone
+    admin_api.delete_server_and_wait(server['id'])
+    renamed = admin_api.put(path, {'aggregate': {
+        'availability_zone': 'new-' + zone}}, expected=200)
+    assert renamed.json()['aggregate']['availability_zone'] == 'new-' + zone
+
+
 def test_hosts_mirrored_to_placement_aggregates(cloud, admin_api,
                                                 aggregates):
     host = cloud.compute_hosts[1]

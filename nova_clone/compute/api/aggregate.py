@@ -168,6 +168,13 @@ class AggregateAPI(object):
                     action='update', aggregate_id=aggregate.id,
                     reason='One or more hosts already in availability '
                            'zone(s) %s' % sorted(others))
+        # A server keeps the zone it was booted in: renaming the zone
+        # under it would leave it in a zone that no longer exists.
+        if (zone != aggregate.availability_zone and
+                _hosts_have_instances(context, aggregate.hosts or [])):
+            raise exception.InvalidAggregateAction(
+                action='update', aggregate_id=aggregate.id,
+                reason='One or more hosts contain instances in this zone')
 
 
 def _check_zone_name(zone, aggregate_id):
@@ -183,6 +190,19 @@ def _other_zones(context, host, aggregate_id):
     return {a.availability_zone for a in
             objects.AggregateList.get_by_host(context, host, key=AZ_KEY)
             if a.id != aggregate_id and a.availability_zone}
+
+
+def _hosts_have_instances(context, hosts):
+    """Whether any instance, soft-deleted ones included, is on ``hosts``."""
+    if not hosts:
+        return False
+    for cell in nova_context.load_cells(context):
+        if cell.is_cell0():
+            continue
+        with nova_context.target_cell(context, cell) as cctxt:
+            if objects.InstanceList.get_count_by_hosts(cctxt, hosts):
+                return True
+    return False
 
 
 def _compute_nodes(context, host_name):
