@@ -95,6 +95,13 @@ def reset_hypervisors():
         _HYPERVISORS.clear()
 
 
+def _volumes(block_device_info):
+    """{mount device: connection_info} of the guest's volumes."""
+    return {bdm.get('mount_device'): bdm.get('connection_info')
+            for bdm in driver.block_device_info_get_mapping(
+                block_device_info)}
+
+
 def _instance_size(instance):
     flavor = getattr(instance, 'flavor', None)
 
@@ -321,10 +328,7 @@ class FakeDriver(driver.ComputeDriver):
                               vcpus, memory_mb, disk_gb, state)
             guest.vifs = [vif['id'] for vif in (network_info or [])]
             guest.image_id = image_id
-            for bdm in driver.block_device_info_get_mapping(
-                    block_device_info):
-                guest.volumes[bdm.get('mount_device')] = bdm.get(
-                    'connection_info')
+            guest.volumes = _volumes(block_device_info)
             self._hv.guests[instance.uuid] = guest
         LOG.info('Fake guest %s spawned on %s', instance.uuid, self.host)
 
@@ -566,9 +570,10 @@ class FakeDriver(driver.ComputeDriver):
         vcpus, memory_mb, disk_gb = _instance_size(instance)
         state = power_state.RUNNING if power_on else power_state.SHUTDOWN
         with self._hv.lock:
-            self._hv.guests[instance.uuid] = FakeGuest(
-                instance.uuid, _instance_name(instance), vcpus, memory_mb,
-                disk_gb, state)
+            guest = FakeGuest(instance.uuid, _instance_name(instance), vcpus,
+                              memory_mb, disk_gb, state)
+            guest.volumes = _volumes(block_device_info)
+            self._hv.guests[instance.uuid] = guest
 
     def confirm_migration(self, context, migration, instance, network_info):
         # The source guest goes away once the resize is confirmed.
@@ -586,6 +591,7 @@ class FakeDriver(driver.ComputeDriver):
                                   vcpus, memory_mb, disk_gb, state)
                 self._hv.guests[instance.uuid] = guest
             guest.state = state
+            guest.volumes = _volumes(block_device_info)
 
     # -- live migration --------------------------------------------------
 

@@ -8,6 +8,7 @@ from nova_clone.virt import fake
 from tests.functional.api import samples
 from tests.functional import cinder
 from tests.functional import test_delete
+from tests.functional import test_resize
 
 ATTACHMENTS = '/servers/%s/os-volume_attachments'
 
@@ -377,3 +378,48 @@ def test_local_delete_releases_volumes_as_the_compute_does(
     volumes.wait(data['id'], None)
     volumes.made.remove(data['id'])
     volumes.delete_made()
+
+
+def test_resize_takes_the_volumes_along_and_back(cloud, demo_api, admin_api,
+                                                 volumes):
+    server = demo_api.create_server()
+    volume = volumes.create()
+    device = _attach(demo_api, server['id'], volume['id']).json()[
+        'volumeAttachment']['device']
+    volumes.wait(volume['id'], 'in-use')
+    source = admin_api.get_server(server['id'])['OS-EXT-SRV-ATTR:host']
+    action = '/servers/%s/action' % server['id']
+
+    def connected_to():
+        vol = volumes.wait(volume['id'], 'in-use')
+        (attachment,) = volumes.attachments(volume['id'])
+        (bdm,) = cinder.bdms(server['id'])
+        assert bdm.attachment_id == attachment['id']
+        return [a['host_name'] for a in vol['attachments']]
+
+    def on_guest(host):
+        return device in fake.get_hypervisor(host).guests[
+            server['id']].volumes
+
+    demo_api.post(action, {'resize': {'flavorRef': test_resize.NEW_FLAVOR}},
+                  expected=202)
+    dest = admin_api.wait_for_state(server['id'], 'VERIFY_RESIZE')[
+        'OS-EXT-SRV-ATTR:host']
+    assert connected_to() == [dest]
+    assert on_guest(dest)
+
+    demo_api.post(action, {'revertResize': None}, expected=202)
+    admin_api.wait_for_state(server['id'], 'ACTIVE', task_state=None)
+    assert connected_to() == [source]
+    assert on_guest(source)
+
+    demo_api.post(action, {'resize': {'flavorRef': test_resize.NEW_FLAVOR}},
+                  expected=202)
+    admin_api.wait_for_state(server['id'], 'VERIFY_RESIZE')
+    demo_api.post(action, {'confirmResize': None}, expected=204)
+    admin_api.wait_for_state(server['id'], 'ACTIVE', task_state=None)
+    assert connected_to() == [dest]
+    assert on_guest(dest)
+    _detached(demo_api, server['id'], volume['id'])
+    volumes.wait(volume['id'], 'available')
+    assert volumes.attachments(volume['id']) == []

@@ -10,12 +10,19 @@ the migration's status and the instance's task_state:
   revert_resize (dest)    dest guest gone, then finish_revert_resize (src):
                           old flavor, ports and allocation back on source
 
+Volumes follow the guest as in Nova: the host that gives the guest up
+swaps each volume's Cinder attachment for a new one without a connector
+(the volume stays reserved to the server, no host connected), and the
+host that starts the guest gives that attachment its own connector,
+passes the volumes to the driver and completes the attachments.
+
 While the move is open the source's resources stay allocated in Placement
 to the migration as consumer, and the destination's to the instance.
 """
 
 from oslo_log import log as logging
 
+from nova_clone.compute.host import block_devices
 from nova_clone.compute.host import resource_tracker
 from nova_clone.compute.host import teardown
 from nova_clone.compute import instance_actions
@@ -77,6 +84,31 @@ class ResizeFlow:
     @property
     def compute_rpcapi(self):
         return self.collab.compute_rpcapi
+
+    # -- volumes ------------------------------------------------------------
+
+    def _volume_bdms(self, context, instance):
+        return [bdm for bdm in block_devices.get_bdms(context, instance)
+                if block_devices.is_volume_bdm(bdm)]
+
+    def _disconnect_volumes(self, context, instance, bdms):
+        """This host gives the guest up: each attachment is replaced by
+        one with no connector, so the volume stays the server's."""
+        volume_api = self.collab.volume_api
+        for bdm in bdms:
+            if not bdm.attachment_id:
+                continue
+            new = volume_api.attachment_create(context, bdm.volume_id,
+                                               instance.uuid)
+            volume_api.attachment_delete(context, bdm.attachment_id)
+            bdm.attachment_id = new['id']
+            bdm.save()
+
+    def _connect_volumes(self, context, instance, bdms):
+        """The guest starts here: the attachments get this host's
+        connector; the driver's block_device_info."""
+        return block_devices.prep_block_device(
+            self.driver, self.collab.volume_api, context, instance, bdms)
 
     # -- destination ------------------------------------------------------
 
@@ -166,10 +198,14 @@ class ResizeFlow:
             context, instance, self.host, migration=migration)
         allocations = self.reportclient.get_allocations_for_consumer(
             context, instance.uuid)
+        bdms = self._volume_bdms(context, instance)
+        block_device_info = self._connect_volumes(context, instance, bdms)
         self.driver.finish_migration(
             context, migration, instance, disk_info, network_info, image,
-            resized, allocations, block_device_info=None,
+            resized, allocations, block_device_info=block_device_info,
             power_on=_power_on_after(instance))
+        block_devices.complete_volume_attachments(
+            self.collab.volume_api, context, bdms)
         migration.status = 'finished'
         migration.save()
         instance.vm_state = vm_states.RESIZED
@@ -187,6 +223,8 @@ class ResizeFlow:
             teardown.shutdown_instance(self.collab, context, instance,
                                        bdms=None, deallocate_networks=False,
                                        network_info=network_info)
+            self._disconnect_volumes(
+                context, instance, self._volume_bdms(context, instance))
             self.network_api.migrate_instance_start(context, instance,
                                                     migration)
         except Exception as exc:
@@ -210,10 +248,14 @@ class ResizeFlow:
                                                                  instance)
             timeout, interval = ((CONF.shutdown_timeout, 10)
                                  if clean_shutdown else (0, 0))
+            bdms = self._volume_bdms(context, instance)
             disk_info = self.driver.migrate_disk_and_power_off(
                 context, instance, migration.dest_host, flavor,
-                network_info, block_device_info=None, timeout=timeout,
-                retry_interval=interval)
+                network_info,
+                block_device_info=block_devices.block_device_info_from_bdms(
+                    instance, bdms),
+                timeout=timeout, retry_interval=interval)
+            self._disconnect_volumes(context, instance, bdms)
             # The old flavor stays used here until the move is settled.
             self.rt.move_claim(context, migration.uuid, migration.source_node,
                                flavor_usage(instance.flavor))
@@ -267,10 +309,14 @@ class ResizeFlow:
             instance.save()
             network_info = self.network_api.setup_instance_network_on_host(
                 context, instance, self.host, migration=migration)
+            bdms = self._volume_bdms(context, instance)
             self.driver.finish_revert_migration(
                 context, instance, network_info, migration,
-                block_device_info=None,
+                block_device_info=self._connect_volumes(context, instance,
+                                                        bdms),
                 power_on=_power_on_after(instance))
+            block_devices.complete_volume_attachments(
+                self.collab.volume_api, context, bdms)
             self.reportclient.move_allocations(context, migration.uuid,
                                                instance.uuid)
             self.rt.drop_move_claim(context, migration.uuid)
