@@ -173,12 +173,14 @@ class FloatingIPActionController(object):
     @validation.schema(schema.remove_floating_ip)
     def remove_floating_ip(self, req, server_id, body):
         context = auth.get_context(req)
-        address = body['removeFloatingIp']['address']
-        neutron = neutron_proxy.Neutron(context)
-        fip = _floating_ip_by_address(neutron, address)
+        # The server and the policy first: neither a stranger nor a reader
+        # learns anything of the project's floating IPs.
         instance = servers.get_server(req, server_id)
         context.can(FIP % 'remove',
                     target={'project_id': instance.project_id})
+        address = body['removeFloatingIp']['address']
+        neutron = neutron_proxy.Neutron(context)
+        fip = _floating_ip_by_address(neutron, address)
         details = fip.get('port_details') or {}
         if not fip['port_id'] or details.get('device_id') != instance.uuid:
             raise webob.exc.HTTPConflict(

@@ -16,7 +16,6 @@ from nova_clone.api.controllers import servers
 from nova_clone.api import resource
 from nova_clone.api.schemas import security_groups as schema
 from nova_clone.api import validation
-from nova_clone.compute.api import instance_list
 from nova_clone import exception
 from nova_clone.policies import security_groups as sg_policies
 
@@ -223,7 +222,8 @@ class ServerSecurityGroupController(object):
 
     def index(self, req, server_id):
         context = auth.get_context(req)
-        instance = instance_list.get_one(context, server_id)
+        # 404 for another project's server, as every server sub-resource.
+        instance = servers.get_server(req, server_id)
         context.can(SG % 'list', target={'project_id': instance.project_id})
         neutron = neutron_proxy.Neutron(context)
         ports = neutron('GET', '/v2.0/ports',

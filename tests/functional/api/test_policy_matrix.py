@@ -6,12 +6,12 @@ Without a token, or with a bad one, every route is 401
 (test_unauthenticated_is_401, through keystonemiddleware).
 
 The expectations are written here from Nova's defaults, not read from
-nova_clone/policies/, so a changed default fails this test.  Routes and
-actions landed after this table (volumes, interfaces, server groups,
-aggregates, usage, hosts, the proxies, shelve/rebuild/... actions) are
-not in it yet: a route missing from DEFAULTS/ACTIONS is not checked.
+nova_clone/policies/, so a changed default fails this test.  Every route
+and every server action is checked: test_every_route_and_action_is_in_
+the_matrix fails when one lands without its row in DEFAULTS/ACTIONS.
 """
 
+import inspect
 import re
 
 import pytest
@@ -26,6 +26,7 @@ from tests.functional.api.test_keystone_auth import keystone_api  # noqa
 OWNER = '6f70656e737461636b20342065766572'
 OTHER = '0be70000000000000000000000000b0e'
 VERSION = '2.90'
+VOLUME_ID = '0f0e0000-0000-4000-8000-00000000a7ac'  # attached to nothing
 
 # Nova 34's default of each route: 'admin' (context_is_admin), 'member'
 # and 'reader' (of the owning project, or admin), 'user' (the owning
@@ -96,6 +97,99 @@ DEFAULTS = {
     ('GET', '/os-migrations'): 'admin',
     ('GET', '/os-availability-zone'): 'reader',
     ('GET', '/os-availability-zone/detail'): 'admin',
+    # Nova 31 lets a project 'manager' see and drive migrations too; none
+    # of the personas here is one, so these read as admin-only.
+    ('GET', '/servers/{server_id}/migrations'): 'admin',
+    ('GET', '/servers/{server_id}/migrations/{migration_id}'): 'admin',
+    ('DELETE', '/servers/{server_id}/migrations/{migration_id}'): 'admin',
+    ('POST', '/servers/{server_id}/migrations/{migration_id}/action'):
+        'admin',
+    ('GET', '/servers/{server_id}/os-volume_attachments'): 'reader',
+    ('POST', '/servers/{server_id}/os-volume_attachments'): 'member',
+    ('GET', '/servers/{server_id}/os-volume_attachments/{volume_id}'):
+        'reader',
+    # Same volumeId: an update, not a swap (the swap is a service's).
+    ('PUT', '/servers/{server_id}/os-volume_attachments/{volume_id}'):
+        'member',
+    ('DELETE', '/servers/{server_id}/os-volume_attachments/{volume_id}'):
+        'member',
+    ('GET', '/servers/{server_id}/os-interface'): 'reader',
+    ('POST', '/servers/{server_id}/os-interface'): 'member',
+    ('GET', '/servers/{server_id}/os-interface/{port_id}'): 'reader',
+    ('DELETE', '/servers/{server_id}/os-interface/{port_id}'): 'member',
+    ('POST', '/servers/{server_id}/remote-consoles'): 'member',
+    ('GET', '/os-console-auth-tokens/{console_token}'): 'admin',
+    ('GET', '/servers/{server_id}/os-server-password'): 'reader',
+    ('DELETE', '/servers/{server_id}/os-server-password'): 'member',
+    ('GET', '/servers/{server_id}/topology'): 'reader',
+    ('GET', '/os-simple-tenant-usage'): 'admin',
+    ('GET', '/os-simple-tenant-usage/{tenant_id}'): 'reader',
+    ('GET', '/os-instance_usage_audit_log'): 'admin',
+    ('GET', '/os-instance_usage_audit_log/{before_timestamp}'): 'admin',
+    ('GET', '/os-hosts'): 'admin',
+    ('GET', '/os-hosts/{host_name}'): 'admin',
+    ('PUT', '/os-hosts/{host_name}'): 'admin',
+    ('GET', '/os-hosts/{host_name}/startup'): 'admin',
+    ('GET', '/os-hosts/{host_name}/shutdown'): 'admin',
+    ('GET', '/os-hosts/{host_name}/reboot'): 'admin',
+    # The image proxy has no rule of its own: Glance decides.
+    ('GET', '/images'): 'any',
+    ('GET', '/images/detail'): 'any',
+    ('GET', '/images/{image_id}'): 'any',
+    ('DELETE', '/images/{image_id}'): 'any',
+    ('GET', '/images/{image_id}/metadata'): 'any',
+    ('POST', '/images/{image_id}/metadata'): 'any',
+    ('PUT', '/images/{image_id}/metadata'): 'any',
+    ('GET', '/images/{image_id}/metadata/{key}'): 'any',
+    ('PUT', '/images/{image_id}/metadata/{key}'): 'any',
+    ('DELETE', '/images/{image_id}/metadata/{key}'): 'any',
+    # nova-network's writes are gone; its reads proxy Neutron.
+    ('GET', '/os-networks'): 'reader',
+    ('POST', '/os-networks'): 'gone',
+    ('POST', '/os-networks/add'): 'gone',
+    ('GET', '/os-networks/{network_id}'): 'reader',
+    ('DELETE', '/os-networks/{network_id}'): 'gone',
+    ('POST', '/os-networks/{network_id}/action'): 'gone',
+    ('GET', '/os-tenant-networks'): 'reader',
+    ('POST', '/os-tenant-networks'): 'gone',
+    ('GET', '/os-tenant-networks/{network_id}'): 'reader',
+    ('DELETE', '/os-tenant-networks/{network_id}'): 'gone',
+    ('GET', '/os-security-groups'): 'reader',
+    ('POST', '/os-security-groups'): 'member',
+    ('GET', '/os-security-groups/{security_group_id}'): 'reader',
+    ('PUT', '/os-security-groups/{security_group_id}'): 'member',
+    ('DELETE', '/os-security-groups/{security_group_id}'): 'member',
+    ('POST', '/os-security-group-rules'): 'member',
+    ('DELETE', '/os-security-group-rules/{rule_id}'): 'member',
+    ('GET', '/servers/{server_id}/os-security-groups'): 'reader',
+    ('GET', '/os-floating-ips'): 'reader',
+    ('POST', '/os-floating-ips'): 'member',
+    ('GET', '/os-floating-ips/{floating_ip_id}'): 'reader',
+    ('DELETE', '/os-floating-ips/{floating_ip_id}'): 'member',
+    ('GET', '/os-floating-ip-pools'): 'any',
+    ('GET', '/os-volumes'): 'reader',
+    ('POST', '/os-volumes'): 'member',
+    ('GET', '/os-volumes/detail'): 'reader',
+    ('GET', '/os-volumes/{volume_id}'): 'reader',
+    ('DELETE', '/os-volumes/{volume_id}'): 'member',
+    ('GET', '/os-snapshots'): 'reader',
+    ('POST', '/os-snapshots'): 'member',
+    ('GET', '/os-snapshots/detail'): 'reader',
+    ('GET', '/os-snapshots/{snapshot_id}'): 'reader',
+    ('DELETE', '/os-snapshots/{snapshot_id}'): 'member',
+    ('POST', '/os-assisted-volume-snapshots'): 'service',
+    ('DELETE', '/os-assisted-volume-snapshots/{snapshot_id}'): 'service',
+    ('GET', '/os-aggregates'): 'admin',
+    ('POST', '/os-aggregates'): 'admin',
+    ('GET', '/os-aggregates/{aggregate_id}'): 'admin',
+    ('PUT', '/os-aggregates/{aggregate_id}'): 'admin',
+    ('DELETE', '/os-aggregates/{aggregate_id}'): 'admin',
+    ('POST', '/os-aggregates/{aggregate_id}/action'): 'admin',
+    ('POST', '/os-aggregates/{aggregate_id}/images'): 'admin',
+    ('GET', '/os-server-groups'): 'reader',
+    ('POST', '/os-server-groups'): 'member',
+    ('GET', '/os-server-groups/{group_id}'): 'reader',
+    ('DELETE', '/os-server-groups/{group_id}'): 'member',
 }
 # POST /servers/{server_id}/action, by the body's key.
 ACTIONS = {
@@ -110,6 +204,39 @@ ACTIONS = {
     'lock': ('member', None), 'unlock': ('member', None),
     'os-resetState': ('admin', {'state': 'error'}),
     'os-getConsoleOutput': ('member', {'length': 5}),
+    'os-migrateLive': ('admin', {'host': None, 'block_migration': 'auto'}),
+    'evacuate': ('admin', {}),
+    'injectNetworkInfo': ('admin', None),
+    # Gone with the XenAPI driver, for everyone.
+    'resetNetwork': ('gone', None),
+    'rebuild': ('member', {'imageRef': af.IMAGE_ID}),
+    'createImage': ('member', {'name': 'snap'}),
+    'createBackup': ('member', {'name': 'bk', 'backup_type': 'daily',
+                                'rotation': 1}),
+    'rescue': ('member', None), 'unrescue': ('member', None),
+    'changePassword': ('member', {'adminPass': 'n3w-Pass'}),
+    'addSecurityGroup': ('member', {'name': 'default'}),
+    'removeSecurityGroup': ('member', {'name': 'default'}),
+    'restore': ('member', None), 'forceDelete': ('member', None),
+    'shelve': ('member', None), 'unshelve': ('member', None),
+    'shelveOffload': ('admin', None),
+    'addFloatingIp': ('member', {'address': '172.24.4.9'}),
+    'removeFloatingIp': ('member', {'address': '172.24.4.9'}),
+    'addFixedIp': ('member', {'networkId': 'private'}),
+    'removeFixedIp': ('member', {'address': '10.0.0.9'}),
+    'os-getVNCConsole': ('member', {'type': 'novnc'}),
+    'os-getSPICEConsole': ('member', {'type': 'spice-html5'}),
+    'os-getSerialConsole': ('member', {'type': 'serial'}),
+    # Gone with the Hyper-V driver, for everyone.
+    'os-getRDPConsole': ('gone', {'type': 'rdp-html5'}),
+}
+# Actions Nova retired at a microversion below VERSION: checked at the
+# last one that has them, or the policy would never be reached.
+_ACTION_VERSIONS = {
+    'addFloatingIp': '2.43', 'removeFloatingIp': '2.43',
+    'addFixedIp': '2.43', 'removeFixedIp': '2.43',
+    'os-getVNCConsole': '2.5', 'os-getSPICEConsole': '2.5',
+    'os-getSerialConsole': '2.5',
 }
 _BODIES = {
     ('POST', '/flavors'): {'flavor': {'name': 'new', 'ram': 64, 'vcpus': 1,
@@ -136,6 +263,29 @@ _BODIES = {
     ('PUT', '/servers/{server_id}/tags/{tag}'): None,
     ('POST', '/os-server-external-events'): None,  # needs the server id
     ('PUT', '/os-services/{id}'): {'status': 'enabled'},
+    ('POST', '/servers/{server_id}/migrations/{migration_id}/action'): {
+        'force_complete': None},
+    ('POST', '/servers/{server_id}/os-volume_attachments'): {
+        'volumeAttachment': {'volumeId': VOLUME_ID}},
+    ('PUT', '/servers/{server_id}/os-volume_attachments/{volume_id}'): {
+        'volumeAttachment': {'volumeId': VOLUME_ID,
+                             'delete_on_termination': True}},
+    ('POST', '/servers/{server_id}/os-interface'): {
+        'interfaceAttachment': {}},
+    ('POST', '/servers/{server_id}/remote-consoles'): {
+        'remote_console': {'protocol': 'vnc', 'type': 'novnc'}},
+    ('POST', '/os-aggregates'): {'aggregate': {'name': 'agg'}},
+    ('PUT', '/os-aggregates/{aggregate_id}'): {'aggregate': {
+        'name': 'agg2'}},
+    ('POST', '/os-aggregates/{aggregate_id}/action'): {
+        'add_host': {'host': 'host1'}},
+    ('POST', '/os-aggregates/{aggregate_id}/images'): {
+        'cache': [{'id': af.IMAGE_ID}]},
+    ('POST', '/os-server-groups'): {'server_group': {
+        'name': 'g', 'policy': 'affinity'}},
+    ('POST', '/os-assisted-volume-snapshots'): {'snapshot': {
+        'volume_id': VOLUME_ID, 'create_info': {
+            'snapshot_id': 'snap', 'type': 'qcow2', 'new_file': 'new'}}},
 }
 
 
@@ -202,8 +352,13 @@ def _expected(persona, category, template):
     if persona == 'other':
         if own_server:
             return 404
-        if template.startswith('/os-quota-sets/{project_id}') and \
+        # The target is the owner's project, not the caller's.
+        if (template.startswith('/os-quota-sets/{project_id}') or
+                template == '/os-simple-tenant-usage/{tenant_id}') and \
                 category == 'reader':
+            return 403
+        # A group is found by id alone, then its project is the target.
+        if template == '/os-server-groups/{group_id}':
             return 403
     allowed = {'member': ('any', 'user', 'reader', 'member'),
                'reader': ('any', 'user', 'reader'),
@@ -214,6 +369,9 @@ def _expected(persona, category, template):
 def _body(method, template, action, persona, server):
     if action is not None:
         return {action: ACTIONS[action][1]}
+    if (method, template) == ('PUT', '/os-aggregates/{aggregate_id}'):
+        # A name of each persona's own: only the admin's can be taken.
+        return {'aggregate': {'name': 'agg-%s' % persona}}
     if (method, template) == ('POST', '/os-keypairs'):
         return {'keypair': {'name': 'kp-%s' % persona}}
     if (method, template) == ('POST', '/os-server-external-events'):
@@ -222,11 +380,14 @@ def _body(method, template, action, persona, server):
     return _BODIES.get((method, template))
 
 
-def _path(template, server, request_id):
+def _path(template, server, request_id, group):
     values = {'server_id': server, 'flavor_id': 'fz1', 'name': 'fz',
               'project_id': OWNER, 'id': 'default', 'key': 'hw:numa_nodes',
               'tag': 't', 'request_id': request_id, 'network': 'private',
-              'hypervisor_id': '1', 'pattern': 'host'}
+              'hypervisor_id': '1', 'pattern': 'host', 'tenant_id': OWNER,
+              'volume_id': VOLUME_ID, 'image_id': af.IMAGE_ID,
+              'group_id': group, 'migration_id': '1',
+              'before_timestamp': '2020-01-01%2000:00:00'}
     if template.startswith('/servers/{server_id}/metadata/'):
         values['key'] = 'k'
     if template.startswith('/os-services/'):
@@ -250,7 +411,14 @@ def test_policy_matrix(cloud):
             # The owner's keypair, for the keypair routes of its name.
             people['member'].post('/os-keypairs',
                                   {'keypair': {'name': 'fz'}})
-            path = _path(template, server, request_id)
+            group = None
+            if template == '/os-server-groups/{group_id}':
+                # A group of the owner's, made again for each persona.
+                group = people['member'].post(
+                    '/os-server-groups',
+                    _BODIES[('POST', '/os-server-groups')],
+                    version=VERSION).body['server_group']['id']
+            path = _path(template, server, request_id, group)
             if (method, template) == ('DELETE', '/flavors/{flavor_id}'):
                 # A flavor of its own, made again for each persona.
                 people['admin'].post('/flavors', {'flavor': {
@@ -260,7 +428,7 @@ def test_policy_matrix(cloud):
             reply = client.request(
                 method, path,
                 body=_body(method, template, action, persona, server),
-                version=VERSION)
+                version=_ACTION_VERSIONS.get(action, VERSION))
             count += 1
             want = _expected(persona, category, template)
             got = reply.status
@@ -279,9 +447,39 @@ def test_policy_matrix(cloud):
                     reply.text[:150]))
             people['member'].delete('/os-keypairs/fz')
             people['admin'].delete('/servers/%s' % server)
+            if group:
+                people['admin'].delete('/os-server-groups/%s' % group)
     assert count >= 4 * (len(DEFAULTS) + len(ACTIONS))
     assert not failures, '%d of %d:\n%s' % (len(failures), count,
                                             '\n'.join(failures))
+
+
+def _server_action_keys():
+    keys = set()
+    for family in routes.SERVER_ACTION_FAMILIES:
+        for _name, func in inspect.getmembers(family, inspect.isfunction):
+            if getattr(func, 'wsgi_action', None):
+                keys.add(func.wsgi_action)
+    return keys
+
+
+def test_every_route_and_action_is_in_the_matrix():
+    """A route or server action without its row here would go unchecked
+    by test_policy_matrix."""
+    missing = ['%s %s' % (method, template)
+               for template, methods in routes.ROUTES
+               for method in sorted(methods)
+               if (method, template) not in DEFAULTS
+               and template not in removed.REMOVED
+               and template != '/servers/{server_id}/action']
+    missing += ['action %s' % key
+                for key in sorted(_server_action_keys() - set(ACTIONS))]
+    assert not missing, 'not in DEFAULTS/ACTIONS:\n' + '\n'.join(missing)
+    # Rows for what no longer exists would be checked against nothing.
+    assert set(ACTIONS) <= _server_action_keys()
+    assert set(DEFAULTS) <= {(method, template)
+                             for template, methods in routes.ROUTES
+                             for method in methods}
 
 
 def test_nothing_of_one_project_shows_in_another(cloud):
