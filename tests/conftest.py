@@ -10,6 +10,8 @@ import nova_clone  # noqa: F401
 # tests, then the functional and the unit tests.
 _SLOWEST = (
     'integration/test_chaos.py',
+    # Every route as four users: minutes of its own, not for the tail.
+    'functional/api/test_policy_matrix.py',
     'integration/test_live_migration_stack.py',
     'integration/test_boot_stack.py',
     'integration/test_resize_stack.py',
