@@ -61,6 +61,24 @@ def test_restart_fails_servers_a_stopped_conductor_was_scheduling(
     api.delete_server_and_wait(created['id'])
 
 
+def test_restart_drops_the_cell_row_a_stopped_conductor_left(
+        lives, monkeypatch):
+    # The conductor creates the instance in its host's cell and dies
+    # before mapping it there (so before any compute hears of it).
+    monkeypatch.setattr(build_task, '_build_in_cell', lambda *a, **k: None)
+    created = lives.cloud.admin_api.create_server(name='half', wait_for=None)
+
+    api = lives.restart()
+    api.wait_for_state(created['id'], 'ERROR')
+    listed = [s for s in api.get_servers(search_opts={'all_tenants': 1})
+              if s['id'] == created['id']]
+    assert [s['status'] for s in listed] == ['ERROR']
+    api.delete_server_and_wait(created['id'])
+    assert created['id'] not in [
+        s['id'] for s in api.get_servers(search_opts={'all_tenants': 1})]
+    assert _allocations(created['id']) == {}
+
+
 def test_restart_fails_servers_a_stopped_compute_was_building(
         lives, monkeypatch):
     # The compute takes the build and dies before its claim.

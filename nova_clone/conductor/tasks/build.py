@@ -183,11 +183,29 @@ def bury_abandoned_build_requests(manager, context, started_at):
             continue
         LOG.warning('Build request of %s was left by a stopped conductor',
                     br.instance_uuid)
+        _forget_unmapped_rows(context, br.instance_uuid)
         manager.report_client.delete_allocation_for_instance(
             context, br.instance_uuid)
         spec = objects.RequestSpec.get_by_instance_uuid(context,
                                                         br.instance_uuid)
         _bury_in_cell0(manager, context, spec, exc, build_requests=[br])
+
+
+def _forget_unmapped_rows(context, instance_uuid):
+    """The stopped conductor may have created the instance in its host's
+    cell already: with the mapping still unset no compute was asked to
+    build it, and the row would list as a BUILD server nobody owns."""
+    for cell in nova_context.load_cells(context):
+        if cell.is_cell0():
+            continue
+        with nova_context.target_cell(context, cell) as cctxt:
+            try:
+                objects.Instance.get_by_uuid(cctxt, instance_uuid,
+                                             expected_attrs=[]).destroy()
+            except exception.InstanceNotFound:
+                continue
+        LOG.info('Dropped the unmapped row of %s from cell %s',
+                 instance_uuid, cell.name)
 
 
 def schedule_and_build_instances(manager, context, build_requests,
