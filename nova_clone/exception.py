@@ -525,6 +525,12 @@ class ConductorStoppedWhileScheduling(NovaException):
     msg_fmt = 'The conductor stopped while scheduling this server.'
 
 
+class BuildRequestLost(NovaException):
+    msg_fmt = ('No conductor took this server up within %(seconds)d seconds '
+               'of its request: the request was lost on its way. Delete the '
+               'server and boot it again.')
+
+
 class ConductorStoppedWhileMoving(NovaException):
     msg_fmt = ('The conductor stopped while choosing a host for this '
                'server\'s move; it stays on %(host)s as it was. Ask for the '

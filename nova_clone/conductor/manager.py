@@ -10,11 +10,13 @@ host, and evacuate; ``image_cache``: aggregate image pre-caching;
 ``unshelve``: unshelving an offloaded server).
 """
 
+import datetime
 import functools
 
 import netaddr
 import oslo_messaging as messaging
 from oslo_log import log as logging
+from oslo_service import periodic_task
 from oslo_utils import timeutils
 from oslo_utils import versionutils
 
@@ -36,6 +38,10 @@ from nova_clone.placement import client as placement_client
 from nova_clone.scheduler.client import query
 
 LOG = logging.getLogger(__name__)
+
+# Scheduling takes seconds; a build request older than this that no
+# conductor has taken up will never be.
+LOST_BUILD_REQUEST_SECONDS = 120
 
 
 # Kinds of snapshot entry.
@@ -106,6 +112,19 @@ class ConductorManager(manager.Manager):
         except Exception:
             LOG.exception('Could not settle the moves left by a stopped '
                           'conductor')
+
+    @periodic_task.periodic_task(spacing=30)
+    def _bury_lost_build_requests(self, context):
+        # A build request no conductor took up for this long lost its cast
+        # on the way (the nova-api worker or the broker died after the
+        # request was recorded): nothing would ever schedule it.
+        if not CONF.api_database.connection:
+            return
+        build.bury_abandoned_build_requests(
+            self.compute_task_mgr, context,
+            timeutils.utcnow() - datetime.timedelta(
+                seconds=LOST_BUILD_REQUEST_SECONDS),
+            exception.BuildRequestLost(seconds=LOST_BUILD_REQUEST_SECONDS))
 
     @staticmethod
     def _dispatch(target, method, args, kwargs):

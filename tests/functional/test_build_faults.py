@@ -35,3 +35,29 @@ def test_delete_racing_the_burial_in_cell0_leaves_nothing(
             search_opts={'all_tenants': 1})]:
         assert time.monotonic() < end, 'a deleted server is still listed'
         time.sleep(0.1)
+
+
+def test_a_build_request_whose_cast_was_lost_is_buried_with_a_fault(
+        cloud, admin_api, monkeypatch):
+    from nova_clone.conductor import manager as conductor_manager
+    from nova_clone.conductor import rpcapi as conductor_rpcapi
+    from nova_clone import context as nova_context
+    from tests.functional.test_boot import _allocations
+    # The nova-api worker records the request and dies before its cast.
+    monkeypatch.setattr(conductor_rpcapi.ComputeTaskAPI,
+                        'schedule_and_build_instances',
+                        lambda *a, **k: None)
+    created = admin_api.create_server(name='lost-cast', wait_for=None)
+    monkeypatch.undo()
+    conductor = [svc.manager for svc in cloud.cloud.services
+                 if isinstance(svc.manager,
+                               conductor_manager.ConductorManager)][0]
+    conductor._bury_lost_build_requests(nova_context.get_admin_context())
+    # Not yet: the request is younger than the conductor's patience.
+    assert admin_api.get_server(created['id'])['status'] == 'BUILD'
+    monkeypatch.setattr(conductor_manager, 'LOST_BUILD_REQUEST_SECONDS', 0)
+    conductor._bury_lost_build_requests(nova_context.get_admin_context())
+    server = admin_api.wait_for_state(created['id'], 'ERROR')
+    assert 'No conductor took this server up' in server['fault']['message']
+    assert _allocations(created['id']) == {}
+    admin_api.delete_server_and_wait(created['id'])

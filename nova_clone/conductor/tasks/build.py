@@ -159,20 +159,22 @@ def _drop_from_cell0(context, cell0, instance):
             pass
 
 
-def bury_abandoned_build_requests(manager, context, started_at):
-    """At a super-conductor's start: every build request created before
-    it with no cell yet was being scheduled by a conductor that died (its
-    RPC casts are not redelivered once taken), so nobody would ever finish
-    it and the server would stay BUILD with no fault.  Each goes to cell0
-    in ERROR with a fault saying why, its allocation freed.  A cast still
-    queued for one of them finds the build request gone and only frees
-    the allocation (as for a delete during scheduling).  This assumes one
-    super-conductor per deployment, as the stack and embedded modes run.
+def bury_abandoned_build_requests(manager, context, before, exc=None):
+    """Every build request created before ``before`` with no cell yet was
+    taken by a conductor that died (at a super-conductor's start: RPC
+    casts are not redelivered once taken), or its cast never reached one
+    (the periodic check, with an older ``before``), so nobody would ever
+    finish it and the server would stay BUILD with no fault.  Each goes to
+    cell0 in ERROR with a fault saying why (``exc``), its allocation
+    freed.  A cast still queued for one of them finds the build request
+    gone and only frees the allocation (as for a delete during
+    scheduling).  This assumes one super-conductor per deployment, as the
+    stack and embedded modes run.
     """
-    exc = exception.ConductorStoppedWhileScheduling()
+    exc = exc or exception.ConductorStoppedWhileScheduling()
     for br in objects.BuildRequestList.get_all(context):
         if br.created_at is None or \
-                br.created_at.replace(tzinfo=None) >= started_at:
+                br.created_at.replace(tzinfo=None) >= before:
             continue
         try:
             mapping = objects.InstanceMapping.get_by_instance_uuid(
