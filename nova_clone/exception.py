@@ -531,6 +531,13 @@ class BuildRequestLost(NovaException):
                'server and boot it again.')
 
 
+class BuildLostOnItsWayToCompute(NovaException):
+    msg_fmt = ('No compute took this server\'s build up within %(seconds)d '
+               'seconds of its scheduling: the request was lost on its way '
+               '(a compute or the message broker stopped). Delete the '
+               'server and boot it again.')
+
+
 class ConductorStoppedWhileMoving(NovaException):
     msg_fmt = ('The conductor stopped while choosing a host for this '
                'server\'s move; it stays on %(host)s as it was. Ask for the '

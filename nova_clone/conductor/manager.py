@@ -39,9 +39,10 @@ from nova_clone.scheduler.client import query
 
 LOG = logging.getLogger(__name__)
 
-# Scheduling takes seconds; a build request older than this that no
-# conductor has taken up will never be.
-LOST_BUILD_REQUEST_SECONDS = 120
+# Scheduling takes seconds, and a compute takes a build on as its cast
+# arrives: a build request or a scheduled build untouched for this long
+# will never be taken up.
+LOST_BUILD_SECONDS = 120
 
 
 # Kinds of snapshot entry.
@@ -114,17 +115,20 @@ class ConductorManager(manager.Manager):
                           'conductor')
 
     @periodic_task.periodic_task(spacing=30)
-    def _bury_lost_build_requests(self, context):
-        # A build request no conductor took up for this long lost its cast
-        # on the way (the nova-api worker or the broker died after the
-        # request was recorded): nothing would ever schedule it.
+    def _settle_lost_builds(self, context):
+        # A build request no conductor took up, or a scheduled build no
+        # compute took on, for this long lost its cast on the way (the
+        # nova-api worker, the conductor, the compute or the broker died
+        # with it): nothing would ever finish it.
         if not CONF.api_database.connection:
             return
+        before = timeutils.utcnow() - datetime.timedelta(
+            seconds=LOST_BUILD_SECONDS)
         build.bury_abandoned_build_requests(
-            self.compute_task_mgr, context,
-            timeutils.utcnow() - datetime.timedelta(
-                seconds=LOST_BUILD_REQUEST_SECONDS),
-            exception.BuildRequestLost(seconds=LOST_BUILD_REQUEST_SECONDS))
+            self.compute_task_mgr, context, before,
+            exception.BuildRequestLost(seconds=LOST_BUILD_SECONDS))
+        build.fail_builds_no_compute_took(self.compute_task_mgr, context,
+                                          before, LOST_BUILD_SECONDS)
 
     @staticmethod
     def _dispatch(target, method, args, kwargs):

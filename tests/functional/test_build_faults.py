@@ -52,12 +52,41 @@ def test_a_build_request_whose_cast_was_lost_is_buried_with_a_fault(
     conductor = [svc.manager for svc in cloud.cloud.services
                  if isinstance(svc.manager,
                                conductor_manager.ConductorManager)][0]
-    conductor._bury_lost_build_requests(nova_context.get_admin_context())
+    conductor._settle_lost_builds(nova_context.get_admin_context())
     # Not yet: the request is younger than the conductor's patience.
     assert admin_api.get_server(created['id'])['status'] == 'BUILD'
-    monkeypatch.setattr(conductor_manager, 'LOST_BUILD_REQUEST_SECONDS', 0)
-    conductor._bury_lost_build_requests(nova_context.get_admin_context())
+    monkeypatch.setattr(conductor_manager, 'LOST_BUILD_SECONDS', 0)
+    conductor._settle_lost_builds(nova_context.get_admin_context())
     server = admin_api.wait_for_state(created['id'], 'ERROR')
     assert 'No conductor took this server up' in server['fault']['message']
+    assert _allocations(created['id']) == {}
+    admin_api.delete_server_and_wait(created['id'])
+
+
+def test_a_build_whose_cast_no_compute_got_is_failed_with_a_fault(
+        cloud, admin_api, monkeypatch):
+    from nova_clone.compute import rpcapi as compute_rpcapi
+    from nova_clone.conductor import manager as conductor_manager
+    from nova_clone import context as nova_context
+    from tests.functional.test_boot import _allocations
+    # Scheduled, then the cast to the compute is lost with the broker.
+    casts = []
+    monkeypatch.setattr(compute_rpcapi.ComputeAPI, 'build_and_run_instance',
+                        lambda *a, **k: casts.append(k))
+    created = admin_api.create_server(name='lost-build', wait_for=None)
+    end = time.monotonic() + 30
+    while not casts:
+        assert time.monotonic() < end, 'never scheduled'
+        time.sleep(0.1)
+    monkeypatch.undo()
+    admin_api.wait_for_state(created['id'], 'BUILD', task_state='scheduling')
+    assert _allocations(created['id'])
+    conductor = [svc.manager for svc in cloud.cloud.services
+                 if isinstance(svc.manager,
+                               conductor_manager.ConductorManager)][0]
+    monkeypatch.setattr(conductor_manager, 'LOST_BUILD_SECONDS', 0)
+    conductor._settle_lost_builds(nova_context.get_admin_context())
+    server = admin_api.wait_for_state(created['id'], 'ERROR')
+    assert 'No compute took' in server['fault']['message']
     assert _allocations(created['id']) == {}
     admin_api.delete_server_and_wait(created['id'])

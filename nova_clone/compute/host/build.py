@@ -102,6 +102,15 @@ class Builds:
         """Start the build of ``instance`` and return at once (an RPC
         cast); ``kwargs`` are build_and_run_instance's own."""
         collab = self._collab
+        kwargs['node'] = kwargs.get('node') or default_nodename(
+            collab.driver, collab.host)
+        try:
+            if not _take_on(collab, instance, kwargs['node']):
+                return
+        except Exception as exc:
+            LOG.exception('Could not take on the build of %s', instance.uuid)
+            _last_resort_failure(collab, context, instance, exc)
+            return
         # Keep network-vif-plugged events that arrive before spawn waits.
         collab.instance_events.expect_events_for(instance.uuid)
 
@@ -123,6 +132,29 @@ class Builds:
 
         self._in_flight.start()
         threads.spawn(run, name='build-%s' % instance.uuid)
+
+
+def _take_on(collab, instance, node):
+    """The instance is this host's from the moment its cast arrives,
+    before it waits for a build slot: a restart of this service finds the
+    build and fails it, and one still scheduling with no host after a
+    while is one whose cast never arrived (the conductor fails those).
+    False when it is not ours to build (deleted, or given up meanwhile)."""
+    try:
+        instance.vm_state = vm_states.BUILDING
+        instance.task_state = None
+        instance.host = collab.host
+        instance.node = node
+        instance.save(expected_vm_state=[vm_states.BUILDING],
+                      expected_task_state=(task_states.SCHEDULING, None))
+    except exception.InstanceNotFound:
+        LOG.debug('Instance %s deleted before its build started',
+                  instance.uuid)
+        return False
+    except exception.UnexpectedTaskStateError as exc:
+        LOG.info('Not building %s: %s', instance.uuid, exc.format_message())
+        return False
+    return True
 
 
 def _locked_build(collab, context, instance, **kwargs):
@@ -157,26 +189,6 @@ def _do_build_and_run_instance(collab, context, instance, image,
                                requested_networks, security_groups,
                                block_device_mapping, node=None, limits=None,
                                host_list=None, accel_uuids=None):
-    if node is None:
-        node = default_nodename(collab.driver, collab.host)
-    try:
-        instance.vm_state = vm_states.BUILDING
-        instance.task_state = None
-        # The instance is this host's from here: should the service die
-        # before the claim, its restart finds the build and fails it.
-        instance.host = collab.host
-        instance.node = node
-        instance.save(expected_task_state=(task_states.SCHEDULING, None))
-    except exception.InstanceNotFound:
-        LOG.debug('Instance %s deleted before its build started',
-                  instance.uuid)
-        return FAILED
-    except exception.UnexpectedTaskStateError as exc:
-        # Deleting, or owned by another operation: not ours to build.
-        LOG.debug('Not building %s: %s', instance.uuid,
-                  exc.format_message())
-        return FAILED
-
     filter_properties = dict(filter_properties or {})
     image = image or {}
     if block_device_mapping is None:

@@ -210,6 +210,43 @@ def _forget_unmapped_rows(context, instance_uuid):
                  instance_uuid, cell.name)
 
 
+def fail_builds_no_compute_took(manager, context, before, seconds):
+    """Servers scheduled before ``before`` that are still scheduling with
+    no host: a compute takes a build on (its host recorded) as soon as the
+    cast arrives, so theirs never did.  Each goes to ERROR with a fault
+    saying so, its allocation freed; a cast arriving after all finds it
+    given up."""
+    exc = exception.BuildLostOnItsWayToCompute(seconds=seconds)
+    for cell in nova_context.load_cells(context):
+        if cell.is_cell0():
+            continue
+        with nova_context.target_cell(context, cell) as cctxt:
+            for instance in objects.InstanceList.get_by_filters(
+                    cctxt, {'vm_state': [vm_states.BUILDING],
+                            'task_state': [task_states.SCHEDULING]},
+                    expected_attrs=[]):
+                if instance.host or (
+                        instance.updated_at or instance.created_at).replace(
+                            tzinfo=None) >= before:
+                    continue
+                _fail_lost_build(manager, cctxt, instance, exc)
+
+
+def _fail_lost_build(manager, context, instance, exc):
+    instance.vm_state = vm_states.ERROR
+    instance.task_state = None
+    try:
+        instance.save(expected_vm_state=[vm_states.BUILDING],
+                      expected_task_state=[task_states.SCHEDULING])
+    except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+        return  # deleted, or a compute took it on after all
+    LOG.warning('Build of %s never reached a compute; failing it',
+                instance.uuid)
+    compute_utils.add_instance_fault_from_exc(context, instance, exc)
+    manager.report_client.delete_allocation_for_instance(context,
+                                                         instance.uuid)
+
+
 def schedule_and_build_instances(manager, context, build_requests,
                                  request_specs, image, admin_password,
                                  injected_files, requested_networks,

@@ -41,6 +41,7 @@ class FakeInstance:
         self.vm_state = vm_state
         self.task_state = task_state
         self.db_task_state = task_state
+        self.db_vm_state = vm_state
         self.power_state = 0
         self.launched_at = None
         self.terminated_at = None
@@ -58,9 +59,13 @@ class FakeInstance:
         self.saved_hosts = []   # host as each save stored it
         self.destroyed = False
 
-    def save(self, expected_task_state=None):
+    def save(self, expected_vm_state=None, expected_task_state=None):
         if self.destroyed:
             raise exception.InstanceNotFound(instance_id=self.uuid)
+        if (expected_vm_state is not None and
+                self.db_vm_state not in expected_vm_state):
+            raise exception.UnexpectedTaskStateError(
+                expected=expected_vm_state, actual=self.db_vm_state)
         if expected_task_state is not None:
             expected = expected_task_state
             if not isinstance(expected, (list, tuple, set)):
@@ -71,6 +76,7 @@ class FakeInstance:
                        else exception.UnexpectedTaskStateError)
                 raise cls(expected=expected, actual=self.db_task_state)
         self.db_task_state = self.task_state
+        self.db_vm_state = self.vm_state
         self.history.append((self.vm_state, self.task_state))
         self.saved_hosts.append(self.host)
 

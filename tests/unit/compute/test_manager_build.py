@@ -303,7 +303,7 @@ def test_failure_outside_the_flow_still_ends_in_error(compute, ctxt,
     saves = []
     real_save = inst.save
 
-    def flaky_save(expected_task_state=None):
+    def flaky_save(expected_task_state=None, **kwargs):
         saves.append(expected_task_state)
         if len(saves) == 1:
             raise RuntimeError('database is locked')
