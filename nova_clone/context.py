@@ -238,6 +238,17 @@ def target_cell(context, cell_mapping):
     yield cctxt
 
 
+def each_cell(context):
+    """Yield (cell, a copy of ``context`` targeted at it) for every cell
+    that can hold live servers: all but cell0, where only builds that
+    never got a host rest."""
+    for cell in load_cells(context):
+        if cell.is_cell0():
+            continue
+        with target_cell(context, cell) as cctxt:
+            yield cell, cctxt
+
+
 def scatter_gather_cells(context, cell_mappings, timeout, fn, *args, **kw):
     """Run ``fn(cell_context, *args)`` in every cell at once.
 

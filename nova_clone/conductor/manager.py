@@ -86,9 +86,14 @@ class ConductorManager(manager.Manager):
 
     target = messaging.Target(version=rpcapi.CONDUCTOR_VERSION)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, super_conductor=None, **kwargs):
         kwargs.setdefault('service_name', 'conductor')
         super().__init__(*args, **kwargs)
+        # The super-conductor is the one that reads the API database's
+        # build requests; a process running both kinds says which is which.
+        self.super_conductor = (bool(CONF.api_database.connection)
+                                if super_conductor is None
+                                else super_conductor)
         self.started_at = timeutils.utcnow()
         self.compute_task_mgr = ComputeTaskManager()
         self.additional_endpoints.append(self.compute_task_mgr)
@@ -97,8 +102,7 @@ class ConductorManager(manager.Manager):
         objects.Service.clear_min_version_cache()
 
     def init_host(self, service_ref=None):
-        # Only the super-conductor reads the API database's build requests.
-        if not CONF.api_database.connection:
+        if not self.super_conductor:
             return
         context = nova_context.get_admin_context()
         try:
@@ -120,7 +124,7 @@ class ConductorManager(manager.Manager):
         # compute took on, for this long lost its cast on the way (the
         # nova-api worker, the conductor, the compute or the broker died
         # with it): nothing would ever finish it.
-        if not CONF.api_database.connection:
+        if not self.super_conductor:
             return
         before = timeutils.utcnow() - datetime.timedelta(
             seconds=LOST_BUILD_SECONDS)

@@ -287,12 +287,19 @@ class EmbeddedCloud(embedded_peers.PeersMixin, embedded_nova.NovaMixin):
             rpc.cleanup()
         rpc.init(CONF)
         _TRANSPORT = rpc.TRANSPORT
-        for host, binary, topic in (
-                (SUPER_CONDUCTOR_HOST, 'nova-conductor', 'conductor'),
-                (CELL_CONDUCTOR_HOST, 'nova-conductor', 'conductor'),
-                (SCHEDULER_HOST, 'nova-scheduler', 'scheduler')):
+        from nova_clone.conductor import manager as conductor_manager
+        # One process, one configuration: say which conductor settles
+        # what a stopped conductor left (both see [api_database]).
+        for host, binary, manager in (
+                (SUPER_CONDUCTOR_HOST, 'nova-conductor',
+                 conductor_manager.ConductorManager(
+                     host=SUPER_CONDUCTOR_HOST, super_conductor=True)),
+                (CELL_CONDUCTOR_HOST, 'nova-conductor',
+                 conductor_manager.ConductorManager(
+                     host=CELL_CONDUCTOR_HOST, super_conductor=False)),
+                (SCHEDULER_HOST, 'nova-scheduler', None)):
             svc = service.Service.create(host=host, binary=binary,
-                                         topic=topic)
+                                         manager=manager)
             svc.start()
             self.services.append(svc)
 

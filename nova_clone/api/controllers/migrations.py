@@ -57,12 +57,8 @@ def _sort_key(migration):
 def _from_cells(context, filters):
     """Every matching migration, newest first, across the cells."""
     found = []
-    for cell in nova_context.load_cells(context):
-        if cell.is_cell0():
-            continue
-        with nova_context.target_cell(context, cell) as cctxt:
-            found.extend(_objects().MigrationList.get_by_filters(
-                cctxt, filters))
+    for _cell, cctxt in nova_context.each_cell(context):
+        found.extend(_objects().MigrationList.get_by_filters(cctxt, filters))
     found.sort(key=_sort_key, reverse=True)
     return found
 

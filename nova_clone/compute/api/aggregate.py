@@ -196,13 +196,8 @@ def _hosts_have_instances(context, hosts):
     """Whether any instance, soft-deleted ones included, is on ``hosts``."""
     if not hosts:
         return False
-    for cell in nova_context.load_cells(context):
-        if cell.is_cell0():
-            continue
-        with nova_context.target_cell(context, cell) as cctxt:
-            if objects.InstanceList.get_count_by_hosts(cctxt, hosts):
-                return True
-    return False
+    return any(objects.InstanceList.get_count_by_hosts(cctxt, hosts)
+               for _cell, cctxt in nova_context.each_cell(context))
 
 
 def _compute_nodes(context, host_name):

@@ -38,13 +38,9 @@ def get_console(compute_api, context, instance, protocol, console_type):
 
 def validate_token(context, token):
     """The ConsoleAuthToken of ``token`` from whichever cell has it."""
-    objects = _objects()
-    for cell in objects.CellMappingList.get_all(context):
-        if cell.is_cell0():
+    for _cell, cctxt in nova_context.each_cell(context):
+        try:
+            return _objects().ConsoleAuthToken.validate(cctxt, token)
+        except exception.InvalidToken:
             continue
-        with nova_context.target_cell(context, cell) as cctxt:
-            try:
-                return objects.ConsoleAuthToken.validate(cctxt, token)
-            except exception.InvalidToken:
-                continue
     raise exception.InvalidToken(token='***')

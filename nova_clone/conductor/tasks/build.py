@@ -197,15 +197,12 @@ def _forget_unmapped_rows(context, instance_uuid):
     """The stopped conductor may have created the instance in its host's
     cell already: with the mapping still unset no compute was asked to
     build it, and the row would list as a BUILD server nobody owns."""
-    for cell in nova_context.load_cells(context):
-        if cell.is_cell0():
+    for cell, cctxt in nova_context.each_cell(context):
+        try:
+            objects.Instance.get_by_uuid(cctxt, instance_uuid,
+                                         expected_attrs=[]).destroy()
+        except exception.InstanceNotFound:
             continue
-        with nova_context.target_cell(context, cell) as cctxt:
-            try:
-                objects.Instance.get_by_uuid(cctxt, instance_uuid,
-                                             expected_attrs=[]).destroy()
-            except exception.InstanceNotFound:
-                continue
         LOG.info('Dropped the unmapped row of %s from cell %s',
                  instance_uuid, cell.name)
 
@@ -217,22 +214,23 @@ def fail_builds_no_compute_took(manager, context, before, seconds):
     saying so, its allocation freed; a cast arriving after all finds it
     given up."""
     exc = exception.BuildLostOnItsWayToCompute(seconds=seconds)
-    for cell in nova_context.load_cells(context):
-        if cell.is_cell0():
-            continue
-        with nova_context.target_cell(context, cell) as cctxt:
-            for instance in objects.InstanceList.get_by_filters(
-                    cctxt, {'vm_state': [vm_states.BUILDING],
-                            'task_state': [task_states.SCHEDULING]},
-                    expected_attrs=[]):
-                if instance.host or (
-                        instance.updated_at or instance.created_at).replace(
-                            tzinfo=None) >= before:
-                    continue
-                _fail_lost_build(manager, cctxt, instance, exc)
+    for _cell, cctxt in nova_context.each_cell(context):
+        for instance in objects.InstanceList.get_by_filters(
+                cctxt, {'vm_state': [vm_states.BUILDING],
+                        'task_state': [task_states.SCHEDULING]},
+                expected_attrs=[]):
+            if instance.host or (
+                    instance.updated_at or instance.created_at).replace(
+                        tzinfo=None) >= before:
+                continue
+            _fail_lost_build(manager, cctxt, instance, exc)
 
 
 def _fail_lost_build(manager, context, instance, exc):
+    # The fault first, so whoever sees ERROR sees why; should a compute
+    # take the build on after all, the guarded save below fails and the
+    # fault is never shown (a server shows its fault only in ERROR).
+    compute_utils.add_instance_fault_from_exc(context, instance, exc)
     instance.vm_state = vm_states.ERROR
     instance.task_state = None
     try:
@@ -240,9 +238,8 @@ def _fail_lost_build(manager, context, instance, exc):
                       expected_task_state=[task_states.SCHEDULING])
     except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
         return  # deleted, or a compute took it on after all
-    LOG.warning('Build of %s never reached a compute; failing it',
+    LOG.warning('Build of %s never reached a compute; failed it',
                 instance.uuid)
-    compute_utils.add_instance_fault_from_exc(context, instance, exc)
     manager.report_client.delete_allocation_for_instance(context,
                                                          instance.uuid)
 

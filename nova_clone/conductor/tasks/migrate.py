@@ -169,18 +169,14 @@ def settle_abandoned_moves(manager, context, started_at):
     allocation given back, its migration in error, with a fault saying
     why.  Like bury_abandoned_build_requests, this assumes one
     super-conductor per deployment."""
-    objects = _objects()
-    for cell in objects.CellMappingList.get_all(context):
-        if cell.is_cell0():
-            continue
-        with nova_context.target_cell(context, cell) as cctxt:
-            for instance in objects.InstanceList.get_by_filters(
-                    cctxt, {'task_state': [task_states.RESIZE_PREP]},
-                    expected_attrs=[]):
-                if (instance.updated_at or instance.created_at).replace(
-                        tzinfo=None) >= started_at:
-                    continue
-                _settle_abandoned_move(manager, cctxt, instance)
+    for _cell, cctxt in nova_context.each_cell(context):
+        for instance in _objects().InstanceList.get_by_filters(
+                cctxt, {'task_state': [task_states.RESIZE_PREP]},
+                expected_attrs=[]):
+            if (instance.updated_at or instance.created_at).replace(
+                    tzinfo=None) >= started_at:
+                continue
+            _settle_abandoned_move(manager, cctxt, instance)
 
 
 def _settle_abandoned_move(manager, context, instance):
