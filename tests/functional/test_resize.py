@@ -431,6 +431,32 @@ def test_failure_on_the_source_puts_the_server_in_error(cloud, admin_api,
         server['id'], 'resize', 'compute_resize_instance', 'Error')
 
 
+def test_driver_refusal_on_the_source_leaves_the_server_as_it_was(
+        cloud, admin_api, monkeypatch):
+    from nova_clone import exception
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+    driver = cloud.compute_service(source).manager.driver
+
+    def refuse(*args, **kwargs):
+        raise exception.InstanceFaultRollback(exception.InternalError(
+            err='Unable to resize disk down.'))
+    monkeypatch.setattr(driver, 'migrate_disk_and_power_off', refuse)
+    _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
+    migration = admin_api.wait_for_migration_status(server['id'], ['error'])
+    event = admin_api.wait_for_instance_action_event(
+        server['id'], 'resize', 'compute_resize_instance', 'Error')
+    assert event['details'] == 'Unable to resize disk down.', event
+    after = admin_api.wait_for_state(server['id'], 'ACTIVE')
+    assert after['OS-EXT-STS:task_state'] is None
+    assert after['OS-EXT-SRV-ATTR:host'] == source
+    assert after['flavor']['original_name'] == 'm1.tiny'
+    assert _allocations(server['id']) == {
+        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    assert _allocations(migration['uuid']) == {}
+    admin_api.delete_server_and_wait(server['id'])
+
+
 def test_failure_on_the_destination_puts_the_server_in_error(
         cloud, admin_api, monkeypatch):
     server = admin_api.create_server()

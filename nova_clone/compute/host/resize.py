@@ -265,6 +265,15 @@ class ResizeFlow:
             migration.save()
             instance.task_state = task_states.RESIZE_MIGRATED
             instance.save(expected_task_state=[task_states.RESIZE_MIGRATING])
+        except exception.InstanceFaultRollback as exc:
+            # The driver refused before touching the guest: it stays
+            # here as it was, and the user sees why in the action.
+            LOG.warning('Move of %s refused by the driver, server left on '
+                        '%s: %s', instance.uuid, self.host,
+                        exc.inner_exception)
+            rollback_to_source(context, self.reportclient, instance,
+                               migration, exc.inner_exception)
+            raise exc.inner_exception
         except Exception as exc:
             self._fail(context, instance, migration, exc)
             raise
