@@ -381,11 +381,15 @@ class API:
             raise exception.PortUpdateFailed(port_id=port_id,
                                              reason=exc.message)
 
-    def _unbind_port(self, client, port_id):
+    def _unbind_port(self, client, port_id, detach=True):
+        """Take the port off its host; ``detach`` also gives it up (it
+        stays the server's otherwise, as for a shelve offload)."""
+        fields = {BINDING_HOST: None, BINDING_PROFILE: {}}
+        if detach:
+            fields.update(device_id='', device_owner='')
         try:
-            client('PUT', '/v2.0/ports/%s' % port_id, json={'port': {
-                'device_id': '', 'device_owner': '', BINDING_HOST: None,
-                BINDING_PROFILE: {}}})
+            client('PUT', '/v2.0/ports/%s' % port_id,
+                   json={'port': fields})
         except NeutronClientError as exc:
             if exc.status != 404:
                 LOG.error('Unable to unbind port %s: %s', port_id, exc)
@@ -577,6 +581,15 @@ class API:
     def setup_networks_on_host(self, context, instance, host=None,
                                teardown=False):
         """Nothing to prepare: bindings carry the host with Neutron."""
+
+    def unbind_ports_from_host(self, context, instance):
+        """Every port of the server stays its own but bound to no host
+        (a shelve offload: the server has no host until unshelved)."""
+        admin = self._client(context, admin=True)
+        for port_id in self._instance_port_ids(context, instance):
+            self._unbind_port(admin, port_id, detach=False)
+        LOG.info('Ports of instance %s unbound from their host',
+                 instance.uuid)
 
     def cleanup_instance_network_on_host(self, context, instance, host):
         """Nothing to clean: the source binding goes with the migration."""

@@ -33,16 +33,25 @@ def _image_named(api, name):
     return [i for i in api.get_images() if i['name'] == name]
 
 
+def _bound_hosts(api, server_id):
+    """{port id: binding:host_id} of the server's ports (admin view)."""
+    return {p['id']: p['binding:host_id']
+            for p in api.get_ports(device_id=server_id)}
+
+
 def test_shelve_offload_attach_unshelve(cloud, demo_api, admin_api,
                                         volumes):
     server = demo_api.create_server()
+    ports = _bound_hosts(admin_api, server['id'])
     _action(demo_api, server['id'], {'shelve': None})
     offloaded = demo_api.wait_for_state(server['id'], 'SHELVED_OFFLOADED')
-    # shelved_offload_time 0: offloaded at once, no host, no allocation.
+    # shelved_offload_time 0: offloaded at once, no host, no allocation,
+    # its ports still its own but bound nowhere.
     assert admin_api.get_server(server['id'])[
         'OS-EXT-SRV-ATTR:host'] is None
     assert _allocations(server['id']) == {}
     assert _guest(cloud, server['id']) == (None, None)
+    assert _bound_hosts(admin_api, server['id']) == dict.fromkeys(ports, '')
     (snapshot,) = _image_named(demo_api, '%s-shelved' % offloaded['name'])
     assert snapshot['status'] == 'active'
     events = demo_api.wait_for_instance_action_event(
@@ -72,6 +81,8 @@ def test_shelve_offload_attach_unshelve(cloud, demo_api, admin_api,
     host, guest = _guest(cloud, server['id'])
     assert admin_api.get_server(server['id'])['OS-EXT-SRV-ATTR:host'] == host
     assert _allocations(server['id'])
+    assert _bound_hosts(admin_api, server['id']) == dict.fromkeys(ports,
+                                                                  host)
     (bdm,) = cinder.bdms(server['id'])
     # Connected beside the root disk, not in its place.
     assert bdm.device_name == '/dev/vdb'

@@ -74,6 +74,7 @@ def shelve_offload_instance(collab, context, instance, clean_shutdown=True):
         context, instance, network_cache.cached(instance),
         block_devices.block_device_info_from_bdms(instance, bdms))
     _disconnect_volumes(collab.volume_api, context, instance, bdms)
+    collab.network_api.unbind_ports_from_host(context, instance)
     instance.power_state = power_state.NOSTATE
     instance.vm_state = vm_states.SHELVED_OFFLOADED
     instance.task_state = None
