@@ -35,6 +35,9 @@ fake_opts = [
     cfg.BoolOpt('fail_attach_volume', default=False,
                 help='Make every volume attach of the fake hypervisor '
                      'fail, as a guest refusing the disk would.'),
+    cfg.BoolOpt('fail_detach_volume', default=False,
+                help='Make every volume detach of the fake hypervisor '
+                     'fail, as a guest holding on to the disk would.'),
 ]
 
 

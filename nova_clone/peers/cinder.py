@@ -445,6 +445,17 @@ class CinderApp(cinder_attachments.AttachmentsMixin,
                                         'actions:reset_status to be '
                                         'performed.')
                 vol['status'] = (args or {}).get('status', vol['status'])
+            elif action == 'os-begin_detaching':
+                if vol['status'] != 'in-use' or \
+                        vol.get('attach_status') != 'attached':
+                    raise cinder_attachments.invalid_volume(
+                        "Unable to detach volume. Volume status must be "
+                        "'in-use' and attach_status must be 'attached' to "
+                        "detach.")
+                vol['status'] = 'detaching'
+            elif action == 'os-roll_detaching':
+                if vol['status'] == 'detaching':
+                    vol['status'] = 'in-use'
             elif action == 'os-set_bootable':
                 bootable = (args or {}).get('bootable')
                 vol['bootable'] = 'true' if str(bootable).lower() in (

@@ -222,6 +222,8 @@ class AttachmentsMixin:
                     vol['attach_status'] = 'detached'
                 elif all(a['status'] != 'attached' for a in left):
                     vol['status'] = 'reserved'
+                elif vol['status'] == 'detaching':
+                    vol['status'] = 'in-use'  # attached elsewhere still
                 vol['updated_at'] = web.isotime()
                 self.store.put('cinder_volumes', vol)
         LOG.info('Attachment %s deleted', attachment_id)

@@ -541,6 +541,11 @@ class FakeDriver(driver.ComputeDriver):
 
     def detach_volume(self, context, connection_info, instance, mountpoint,
                       encryption=None):
+        if CONF.fake_driver.fail_detach_volume:
+            raise exception.DeviceDetachFailed(
+                device=mountpoint,
+                reason='fake hypervisor on %s: the guest keeps the disk '
+                       '(fail_detach_volume)' % self.host)
         with self._hv.lock:
             guest = self._hv.guests.get(instance.uuid)
         if guest is not None:

@@ -242,6 +242,20 @@ class API:
                    not_found=exception.VolumeAttachmentNotFound(
                        attachment_id=attachment_id))
 
+    def begin_detaching(self, context, volume_id):
+        """The volume shows ``detaching`` until the compute is done
+        (InvalidVolume when it is not in use)."""
+        self._volume_action(context, volume_id, 'os-begin_detaching')
+
+    def roll_detaching(self, context, volume_id):
+        """Back to ``in-use``: the detach did not happen."""
+        self._volume_action(context, volume_id, 'os-roll_detaching')
+
+    def _volume_action(self, context, volume_id, action):
+        self._call(context, 'POST', '/volumes/%s/action' % volume_id,
+                   json={action: None},
+                   not_found=exception.VolumeNotFound(volume_id=volume_id))
+
     def attachment_delete(self, context, attachment_id):
         self._call(context, 'DELETE', '/attachments/%s' % attachment_id,
                    microversion=ATTACHMENT_VERSION,

@@ -237,6 +237,48 @@ def test_failing_driver_attach_leaves_nothing(cloud, demo_api, volumes):
     assert _guest_volumes(cloud, server['id']) == {}
 
 
+def test_failing_driver_detach_keeps_the_volume_in_use(cloud, demo_api,
+                                                       volumes):
+    server = demo_api.create_server()
+    volume = volumes.create()
+    device = _attach(demo_api, server['id'], volume['id']).json()[
+        'volumeAttachment']['device']
+    volumes.wait(volume['id'], 'in-use')
+    with cloud.flags(group='fake_driver', fail_detach_volume=True):
+        _detach(demo_api, server['id'], volume['id'])
+        demo_api.wait_for_instance_action_event(
+            server['id'], 'detach_volume', 'compute_detach_volume', 'Error')
+    # Cinder showed it detaching meanwhile; it is back in use, attached
+    # as before.
+    volume = volumes.wait(volume['id'], 'in-use')
+    (attachment,) = volumes.attachments(volume['id'])
+    (bdm,) = cinder.bdms(server['id'])
+    assert bdm.attachment_id == attachment['id']
+    assert device in _guest_volumes(cloud, server['id'])
+    assert demo_api.get_server(server['id'])['status'] == 'ACTIVE'
+    _detached(demo_api, server['id'], volume['id'])
+    volumes.wait(volume['id'], 'available')
+
+
+def test_detach_of_a_volume_cinder_does_not_show_in_use(cloud, demo_api,
+                                                        admin_api, volumes):
+    server = demo_api.create_server()
+    volume = volumes.create()
+    _attach(demo_api, server['id'], volume['id'])
+    volumes.wait(volume['id'], 'in-use')
+    admin_api.request('POST', '/volumes/%s/action' % volume['id'],
+                      {'os-reset_status': {'status': 'error'}},
+                      base=volumes.base, expected=202)
+    resp = _detach(demo_api, server['id'], volume['id'], expected=400)
+    assert resp.json()['badRequest']['message'] == (
+        "Invalid volume: Unable to detach volume. Volume status must be "
+        "'in-use' and attach_status must be 'attached' to detach.")
+    # Nothing was asked of the compute.
+    assert [a['action'] for a in demo_api.get_instance_actions(
+        server['id'])].count('detach_volume') == 0
+    assert cinder.bdms(server['id'])
+
+
 def test_cinder_refusing_the_attachment_leaves_no_bdm(cloud, demo_api,
                                                       volumes):
     server = demo_api.create_server()

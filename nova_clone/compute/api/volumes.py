@@ -173,6 +173,10 @@ def detach_volume(compute_api, context, instance, volume):
         bdm = get_volume_bdm(cctxt, instance, volume_id)
         if bdm.is_root:
             raise exception.RootVolumeDetachNotAllowed()
+        if instance.vm_state != vm_states.SHELVED_OFFLOADED:
+            # Cinder refuses a volume it does not show in use, before
+            # anything is recorded.
+            compute_api.volume_api.begin_detaching(cctxt, volume_id)
         objects.InstanceAction.action_start(
             cctxt, instance.uuid, instance_actions.DETACH_VOLUME,
             want_result=False)

@@ -11,6 +11,7 @@ the server untouched.
 
 from oslo_log import log as logging
 from oslo_serialization import jsonutils
+from oslo_utils import excutils
 
 from nova_clone.compute.host import block_devices
 from nova_clone.compute.host import collaborators
@@ -102,9 +103,15 @@ def detach_volume(collab, context, volume_id, instance, attachment_id=None):
     bdm = objects.BlockDeviceMapping.get_by_volume_and_instance(
         context, volume_id, instance.uuid)
     connection_info = _connection_info(bdm)
-    if collab.driver.instance_exists(instance):
-        collab.driver.detach_volume(context, connection_info, instance,
-                                    bdm.device_name)
+    try:
+        if collab.driver.instance_exists(instance):
+            collab.driver.detach_volume(context, connection_info, instance,
+                                        bdm.device_name)
+    except Exception:
+        with excutils.save_and_reraise_exception():
+            LOG.exception('The guest of %s kept volume %s', instance.uuid,
+                          volume_id)
+            collab.volume_api.roll_detaching(context, volume_id)
     release.release_attachments(collab.volume_api, context, [bdm],
                                 raise_exc=True)
     bdm.destroy()
