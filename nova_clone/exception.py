@@ -538,6 +538,13 @@ class BuildLostOnItsWayToCompute(NovaException):
                'server and boot it again.')
 
 
+class MoveLost(NovaException):
+    msg_fmt = ('No compute took this server\'s move up within %(seconds)d '
+               'seconds of its request: the request was lost on its way (a '
+               'conductor, a compute or the message broker stopped). It '
+               'stays on %(host)s as it was; ask for the move again.')
+
+
 class ConductorStoppedWhileMoving(NovaException):
     msg_fmt = ('The conductor stopped while choosing a host for this '
                'server\'s move; it stays on %(host)s as it was. Ask for the '

@@ -42,7 +42,7 @@ LOG = logging.getLogger(__name__)
 # Scheduling takes seconds, and a compute takes a build on as its cast
 # arrives: a build request or a scheduled build untouched for this long
 # will never be taken up.
-LOST_BUILD_SECONDS = 120
+LOST_REQUEST_SECONDS = 120
 
 
 # Kinds of snapshot entry.
@@ -119,20 +119,24 @@ class ConductorManager(manager.Manager):
                           'conductor')
 
     @periodic_task.periodic_task(spacing=30)
-    def _settle_lost_builds(self, context):
-        # A build request no conductor took up, or a scheduled build no
-        # compute took on, for this long lost its cast on the way (the
-        # nova-api worker, the conductor, the compute or the broker died
-        # with it): nothing would ever finish it.
+    def _settle_lost_requests(self, context):
+        # A build request no conductor took up, a scheduled build no
+        # compute took on, or a move no destination took up, for this
+        # long lost its cast on the way (the nova-api worker, a
+        # conductor, a compute or the broker died with it) or was failed
+        # by a conductor that could not record it: nothing would ever
+        # finish it.
         if not self.super_conductor:
             return
         before = timeutils.utcnow() - datetime.timedelta(
-            seconds=LOST_BUILD_SECONDS)
+            seconds=LOST_REQUEST_SECONDS)
         build.bury_abandoned_build_requests(
             self.compute_task_mgr, context, before,
-            exception.BuildRequestLost(seconds=LOST_BUILD_SECONDS))
+            exception.BuildRequestLost(seconds=LOST_REQUEST_SECONDS))
         build.fail_builds_no_compute_took(self.compute_task_mgr, context,
-                                          before, LOST_BUILD_SECONDS)
+                                          before, LOST_REQUEST_SECONDS)
+        migrate.settle_abandoned_moves(self.compute_task_mgr, context,
+                                       before, LOST_REQUEST_SECONDS)
 
     @staticmethod
     def _dispatch(target, method, args, kwargs):

@@ -1,5 +1,5 @@
 """A delete racing the burial in cell0 of a server that failed
-scheduling, and builds whose cast was lost on the way."""
+scheduling, and builds and moves whose cast was lost on the way."""
 
 import time
 
@@ -10,6 +10,7 @@ from nova_clone.conductor.tasks import build as build_task
 from nova_clone import context as nova_context
 from tests.functional.test_boot import _allocations
 from tests.functional.test_boot import _unplaceable_flavor
+from tests.functional import test_resize
 
 
 def test_delete_racing_the_burial_in_cell0_leaves_nothing(
@@ -42,15 +43,15 @@ def test_delete_racing_the_burial_in_cell0_leaves_nothing(
         time.sleep(0.1)
 
 
-def _settle_lost_builds(cloud, monkeypatch=None):
+def _settle_lost_requests(cloud, monkeypatch=None):
     """Run the super-conductor's lost-build check now; with
     ``monkeypatch``, as if every build were past its patience."""
     if monkeypatch is not None:
-        monkeypatch.setattr(conductor_manager, 'LOST_BUILD_SECONDS', 0)
+        monkeypatch.setattr(conductor_manager, 'LOST_REQUEST_SECONDS', 0)
     conductor = [svc.manager for svc in cloud.cloud.services
                  if isinstance(svc.manager,
                                conductor_manager.ConductorManager)][0]
-    conductor._settle_lost_builds(nova_context.get_admin_context())
+    conductor._settle_lost_requests(nova_context.get_admin_context())
 
 
 def _failed_with(api, server_id, message):
@@ -68,10 +69,10 @@ def test_a_build_request_whose_cast_was_lost_is_buried_with_a_fault(
                         lambda *a, **k: None)
     created = admin_api.create_server(name='lost-cast', wait_for=None)
     monkeypatch.undo()
-    _settle_lost_builds(cloud)
+    _settle_lost_requests(cloud)
     # Not yet: the request is younger than the conductor's patience.
     assert admin_api.get_server(created['id'])['status'] == 'BUILD'
-    _settle_lost_builds(cloud, monkeypatch)
+    _settle_lost_requests(cloud, monkeypatch)
     _failed_with(admin_api, created['id'], 'No conductor took this server up')
 
 
@@ -89,5 +90,66 @@ def test_a_build_whose_cast_no_compute_got_is_failed_with_a_fault(
     monkeypatch.undo()
     admin_api.wait_for_state(created['id'], 'BUILD', task_state='scheduling')
     assert _allocations(created['id'])
-    _settle_lost_builds(cloud, monkeypatch)
+    _settle_lost_requests(cloud, monkeypatch)
     _failed_with(admin_api, created['id'], 'No compute took')
+
+
+def _resize(api, server_id):
+    api.request('POST', '/servers/%s/action' % server_id,
+                {'resize': {'flavorRef': test_resize.NEW_FLAVOR}},
+                expected=202)
+
+
+def _resources(consumer):
+    return {rp: a['resources'] for rp, a in _allocations(consumer).items()}
+
+
+def _left_as_it_was(api, server_id, host, allocation, message):
+    server = api.wait_for_state(server_id, 'ACTIVE', task_state=None)
+    assert server['OS-EXT-SRV-ATTR:host'] == host
+    assert server['flavor']['original_name'] == 'm1.tiny'
+    migration = api.wait_for_migration_status(server_id, ['error'])
+    assert _resources(server_id) == allocation
+    assert _resources(migration['uuid']) == {}
+    assert message in test_resize._latest_fault(server_id).message
+    api.delete_server_and_wait(server_id)
+
+
+def test_a_move_whose_cast_no_destination_got_is_given_up(
+        cloud, admin_api, monkeypatch):
+    server = admin_api.create_server(name='lost-move')
+    host = admin_api.get_server(server['id'])['OS-EXT-SRV-ATTR:host']
+    allocation = _resources(server['id'])
+    casts = []
+    monkeypatch.setattr(compute_rpcapi.ComputeAPI, 'prep_resize',
+                        lambda *a, **k: casts.append(k))
+    _resize(admin_api, server['id'])
+    end = time.monotonic() + 30
+    while not casts:
+        assert time.monotonic() < end, 'never scheduled'
+        time.sleep(0.1)
+    monkeypatch.undo()
+    _settle_lost_requests(cloud)
+    # Not yet: the move is younger than the conductor's patience.
+    assert admin_api.get_server(server['id'])['status'] == 'RESIZE'
+    _settle_lost_requests(cloud, monkeypatch)
+    _left_as_it_was(admin_api, server['id'], host, allocation,
+                    'No compute took this server\'s move up')
+
+
+def test_a_move_placement_refused_to_start_is_given_up_at_once(
+        cloud, admin_api, monkeypatch):
+    from nova_clone import exception
+    server = admin_api.create_server(name='unplaced-move')
+    host = admin_api.get_server(server['id'])['OS-EXT-SRV-ATTR:host']
+    allocation = _resources(server['id'])
+
+    def unreachable(*args, **kwargs):
+        raise exception.PlacementAPIConnectFailure(reason='stopped')
+    monkeypatch.setattr(test_resize.report.SchedulerReportClient,
+                        'move_allocations', unreachable)
+    _resize(admin_api, server['id'])
+    admin_api.wait_for_migration_status(server['id'], ['error'])
+    monkeypatch.undo()
+    _left_as_it_was(admin_api, server['id'], host, allocation,
+                    'Placement')

@@ -101,8 +101,15 @@ def _cold_migrate(manager, context, instance, scheduler_hint, flavor,
     filter_properties = (scheduler_hint or {}).get('filter_properties', {})
     if host_list is None:
         migration = _new_migration(context, instance, flavor)
-        manager.report_client.move_allocations(context, instance.uuid,
-                                               migration.uuid)
+        try:
+            manager.report_client.move_allocations(context, instance.uuid,
+                                                   migration.uuid)
+        except Exception as exc:
+            LOG.warning('Cold migration of %s failed: %s', instance.uuid,
+                        exc)
+            host_resize.rollback_to_source(context, manager.report_client,
+                                           instance, migration, exc)
+            raise
     else:
         # A reschedule: the destination that failed gave its claim back.
         migration = _objects().Migration.get_by_instance_and_status(
@@ -161,34 +168,39 @@ def _claim_alternate(manager, context, instance, host_list):
     return host
 
 
-def settle_abandoned_moves(manager, context, started_at):
-    """At a super-conductor's start: a server still in resize_prep since
-    before it, whose move no destination has taken yet, was being
-    scheduled by a conductor that died (its casts are not redelivered), so
-    it would stay RESIZE for ever.  It stays on its host as it was, its
-    allocation given back, its migration in error, with a fault saying
-    why.  Like bury_abandoned_build_requests, this assumes one
-    super-conductor per deployment."""
+def settle_abandoned_moves(manager, context, before, seconds=None):
+    """A server in resize_prep since before ``before`` whose move no
+    destination has taken yet would stay RESIZE for ever: at a
+    super-conductor's start (``before`` its start), the conductor that
+    was scheduling it died (casts are not redelivered once taken); in
+    the periodic check (``seconds`` ago), its cast was lost, or its
+    conductor failed to give it up (the database or Placement were
+    away).  It stays on its host as it was, its allocation given back,
+    its migration in error, with a fault saying why.  Like
+    bury_abandoned_build_requests, this assumes one super-conductor per
+    deployment."""
     for _cell, cctxt in nova_context.each_cell(context):
         for instance in _objects().InstanceList.get_by_filters(
                 cctxt, {'task_state': [task_states.RESIZE_PREP]},
                 expected_attrs=[]):
             if (instance.updated_at or instance.created_at).replace(
-                    tzinfo=None) >= started_at:
+                    tzinfo=None) >= before:
                 continue
-            _settle_abandoned_move(manager, cctxt, instance)
+            exc = (exception.ConductorStoppedWhileMoving(host=instance.host)
+                   if seconds is None else
+                   exception.MoveLost(seconds=seconds, host=instance.host))
+            _settle_abandoned_move(manager, cctxt, instance, exc)
 
 
-def _settle_abandoned_move(manager, context, instance):
+def _settle_abandoned_move(manager, context, instance, exc):
     migration = None
     for candidate in _objects().MigrationList.get_by_filters(context, {
             'instance_uuid': instance.uuid, 'status': PRE_MIGRATING}):
         if candidate.dest_compute:
             return  # a destination took it: the computes finish the move
         migration = candidate
-    LOG.warning('The move of %s was left by a stopped conductor; it stays '
-                'on %s', instance.uuid, instance.host)
-    exc = exception.ConductorStoppedWhileMoving(host=instance.host)
+    LOG.warning('The move of %s was abandoned; it stays on %s: %s',
+                instance.uuid, instance.host, exc)
     if migration is not None:
         host_resize.rollback_to_source(context, manager.report_client,
                                        instance, migration, exc)
