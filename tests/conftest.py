@@ -16,7 +16,7 @@ _SLOWEST = (
     'integration/test_boot_stack.py',
     'integration/test_resize_stack.py',
     'integration/test_volumes_stack.py',
-    'integration/test_stack_libvirt_resize.py',
+    'integration/test_stack_libvirt_moves.py',
     'integration/test_libvirt_resize.py',
     'integration/test_server_rebuild_stack.py',
     'integration/test_libvirt_live_migration.py',

@@ -23,7 +23,8 @@ class LiveMigrateData(base.NovaObject):
 
 @base.NovaObjectRegistry.register
 class LibvirtLiveMigrateData(LiveMigrateData):
-    VERSION = '1.0'
+    # 1.1: dst_taps_in_use
+    VERSION = '1.1'
 
     fields = dict(LiveMigrateData.fields, **{
         # Unset until the source decides ("auto": copy the disks unless
@@ -45,6 +46,10 @@ class LibvirtLiveMigrateData(LiveMigrateData):
         # The destination's address for the migration stream
         # ([libvirt] live_migration_inbound_addr); None: libvirt's choice.
         'target_connect_addr': fields.StringField(nullable=True),
+        # Tap names of the guest's ports that already exist in the
+        # destination's network stack: it shares the source's (hosts of
+        # one machine), so the guest takes other names there.
+        'dst_taps_in_use': fields.ListOfStringsField(),
     })
 
     def is_on_shared_storage(self):

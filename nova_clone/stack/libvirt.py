@@ -66,9 +66,18 @@ def uri(layout, index):
                                                  SOCKET_TAIL % index)
 
 
+def migration_addr(index):
+    """Where the daemon of compute host `index` takes live migrations
+    (setup-libvirt's migration_host; start() checks they agree)."""
+    return '127.0.0.%d' % (10 + index)
+
+
 def compute_section(layout, index):
     """The ``[libvirt]`` section of compute host `index`."""
     return {'virt_type': 'qemu', 'connection_uri': uri(layout, index),
+            # All daemons share one network namespace: each takes the
+            # migration stream on its own loopback address.
+            'live_migration_inbound_addr': migration_addr(index),
             # Small TCG caches: several guests share a small machine.
             'tb_cache_size': 32}
 
@@ -126,11 +135,13 @@ def start(layout):
             % (proc.returncode, hint, log, tail))
     values = _parse(proc.stdout.decode(errors='replace'))
     for index in range(1, layout.computes + 1):
-        if values.get('LIBVIRT_URI_%d' % index) != uri(layout, index):
-            raise LibvirtSetupError('setup-libvirt reported %r for '
-                                    'daemon %d, expected %r' % (
-                                        values.get('LIBVIRT_URI_%d' % index),
-                                        index, uri(layout, index)))
+        for key, expected in (('LIBVIRT_URI_%d', uri(layout, index)),
+                              ('LIBVIRT_MIGRATION_ADDR_%d',
+                               migration_addr(index))):
+            if values.get(key % index) != expected:
+                raise LibvirtSetupError(
+                    'setup-libvirt reported %s=%r, expected %r' % (
+                        key % index, values.get(key % index), expected))
     return values
 
 

@@ -322,6 +322,11 @@ class ComputeDriver:
                                       dest_check_data, block_device_info=None):
         raise NotImplementedError()
 
+    def get_instance_disk_info(self, instance, block_device_info=None):
+        """The guest's local disks (JSON text) a block migration's
+        destination recreates before the copy."""
+        raise NotImplementedError()
+
     def pre_live_migration(self, context, instance, block_device_info,
                            network_info, disk_info, migrate_data):
         raise NotImplementedError()

@@ -619,6 +619,10 @@ class FakeDriver(driver.ComputeDriver):
                                                  dest_check_data):
         pass
 
+    def get_instance_disk_info(self, instance, block_device_info=None):
+        self._guest(instance)
+        return '[]'  # a fake guest's disk is only its size
+
     def pre_live_migration(self, context, instance, block_device_info,
                            network_info, disk_info, migrate_data):
         return migrate_data

@@ -73,6 +73,23 @@ def test_rebuild_with_new_image(cloud, admin_api, new_image):
             server['id'], 'rebuild', event, 'Success')
 
 
+def test_kernel_and_ramdisk_follow_the_image(cloud, admin_api, new_image):
+    kernel, ramdisk = make_image(admin_api), make_image(admin_api)
+    ami = make_image(admin_api, kernel_id=kernel['id'],
+                     ramdisk_id=ramdisk['id'])
+    server = admin_api.create_server(image_id=ami['id'])
+    shown = admin_api.get_server(server['id'], microversion='2.3')
+    assert (shown['OS-EXT-SRV-ATTR:kernel_id'],
+            shown['OS-EXT-SRV-ATTR:ramdisk_id']) == (kernel['id'],
+                                                     ramdisk['id'])
+    _rebuild(admin_api, server['id'], imageRef=new_image['id'])
+    rebuilt = admin_api.wait_for_state(server['id'], 'ACTIVE',
+                                       task_state=None)
+    shown = admin_api.get_server(rebuilt['id'], microversion='2.3')
+    assert (shown['OS-EXT-SRV-ATTR:kernel_id'],
+            shown['OS-EXT-SRV-ATTR:ramdisk_id']) == ('', '')
+
+
 def test_rebuild_answer_is_the_full_view_from_2_75(cloud, admin_api):
     server = admin_api.create_server()
     body = _rebuild(admin_api, server['id'], microversion='2.75',

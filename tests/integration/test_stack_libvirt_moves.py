@@ -1,13 +1,14 @@
-"""Resize and cold migration of a real guest: `nova-clone stack up --driver
-libvirt --computes 2` (each compute with its own libvirtd and instances
-directory), driven with the openstack CLI.  After each step the guest's
-domain is read back from the libvirtd of each host: where it is defined,
-whether it runs, with how much memory, and which instance directories
-hold its files.
+"""Resize, cold and live migration of a real guest: `nova-clone stack up
+--driver libvirt --computes 2` (each compute with its own libvirtd and
+instances directory), driven with the openstack CLI.  After each step the
+guest's domain is read back from the libvirtd of each host: where it is
+defined, whether it runs, with how much memory, and which instance
+directories hold its files.
 """
 
 import configparser
 import os
+import re
 import secrets
 import xml.etree.ElementTree as ET
 
@@ -153,3 +154,57 @@ def test_resize_confirm_then_cold_migrate_revert(stack):
     for host in HOSTS:
         assert _domain(stack, host, sid) is None
         assert _files(stack, host, sid) == (False, False)
+
+
+TICK = re.compile(r'GUEST-TICK (\d+\.\d+)')
+
+
+def _last_tick(st, server_id):
+    """The newest uptime the guest printed on its console, or None."""
+    log = st.osc('demo', 'console', 'log', 'show', server_id).stdout
+    ticks = [float(t) for t in TICK.findall(log)]
+    return ticks[-1] if ticks else None
+
+
+def test_live_migration_moves_the_running_guest(stack):
+    # The guest prints its uptime every 2 s: on the destination it goes
+    # on counting, with no new boot, if it was moved alive.
+    stack.osc('admin', 'image', 'set', '--property',
+              'os_command_line=console=ttyS0 quiet panic=-1 nclv.tick=2',
+              'tiny-guest')
+    server = stack.osc_json('demo', 'server', 'create', '--image',
+                            'tiny-guest', '--flavor', 'm1.nano', '--network',
+                            'private', '--wait', 'walker', timeout=180)
+    sid = server['id']
+    first = stack.osc_json('admin', 'server', 'show', sid)[
+        'OS-EXT-SRV-ATTR:host']
+    second = _other(first)
+    _running(stack, first, sid, 128)
+    before = _wait(lambda: _last_tick(stack, sid), 90, interval=2)
+    assert before, stack.osc('demo', 'console', 'log', 'show', sid).stdout
+
+    # No host given: the scheduler picks the other one.  The stream goes
+    # to the destination's own address, which the stack configured.
+    stack.osc('admin', '--os-compute-api-version', '2.30', 'server',
+              'migrate', '--live-migration', '--wait', sid, timeout=300)
+    moved = _settled(stack, sid, 'ACTIVE')
+    assert moved['OS-EXT-SRV-ATTR:host'] == second
+    _running(stack, second, sid, 128)
+    assert _domain(stack, first, sid) is None
+    assert _files(stack, first, sid) == (False, False)
+    assert _files(stack, second, sid) == (True, False)
+    migrations = stack.osc_json('admin', '--os-compute-api-version', '2.80',
+                                'server', 'migration', 'list', '--server',
+                                sid)
+    assert [(m['Type'], m['Status'], m['Source Compute'],
+             m['Dest Compute']) for m in migrations] == [
+        ('live-migration', 'completed', first, second)], migrations
+
+    after = _wait(lambda: (lambda t: t if t and t > before else None)(
+        _last_tick(stack, sid)), 60, interval=2)
+    log = stack.osc('demo', 'console', 'log', 'show', sid).stdout
+    assert after, log
+    assert 'NOVA-CLONE-GUEST-UP' not in log, log
+    stack.osc('demo', 'server', 'delete', '--wait', sid, timeout=120)
+    for host in HOSTS:
+        assert _domain(stack, host, sid) is None

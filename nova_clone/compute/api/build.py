@@ -50,6 +50,16 @@ def image_property(image, name, default=None):
     return props.get(name, image.get(name, default) if image else default)
 
 
+def apply_image_properties(instance, image):
+    """The instance fields its image decides (at boot and rebuild)."""
+    instance.os_type = image_property(image, 'os_type')
+    instance.architecture = image_property(image, 'hw_architecture')
+    instance.vm_mode = image_property(image, 'hw_vm_mode')
+    # A direct kernel boot's images, wherever the server goes later.
+    instance.kernel_id = image_property(image, 'kernel_id') or ''
+    instance.ramdisk_id = image_property(image, 'ramdisk_id') or ''
+
+
 def check_flavor_and_image(flavor, image, is_bfv=False):
     """Nova's checks of the image against the flavor."""
     if image is None:
@@ -218,9 +228,7 @@ def new_instance(context, flavor, image_href, image, *, uuid, index,
     instance.launched_on = None
     instance.launched_at = None
     instance.terminated_at = None
-    instance.os_type = image_property(image, 'os_type')
-    instance.architecture = image_property(image, 'hw_architecture')
-    instance.vm_mode = image_property(image, 'hw_vm_mode')
+    apply_image_properties(instance, image)
     instance.root_device_name = None
     instance.info_cache = objects.InstanceInfoCache(instance_uuid=uuid,
                                                     network_info='[]')

@@ -138,9 +138,7 @@ def rebuild(compute_api, context, instance, image_href, admin_password,
     _refresh_image_system_metadata(instance, image)
     if not volume_backed:
         instance.image_ref = image_href
-    instance.os_type = build.image_property(image, 'os_type')
-    instance.architecture = build.image_property(image, 'hw_architecture')
-    instance.vm_mode = build.image_property(image, 'hw_vm_mode')
+    build.apply_image_properties(instance, image)
     instance.progress = 0
     instance.task_state = task_states.REBUILDING
     instance.save(expected_task_state=[None])

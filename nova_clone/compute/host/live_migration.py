@@ -38,6 +38,7 @@ from nova_clone.compute import task_states
 from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
 from nova_clone import exception
+from nova_clone.objects import base as objects_base
 from nova_clone import threads
 
 LOG = logging.getLogger(__name__)
@@ -83,8 +84,11 @@ def check_can_live_migrate_destination(collab, context, instance,
                                        migration=None, limits=None):
     """Ask the driver whether this host can take the guest, then the
     source whether it can send it; returns the migrate data."""
-    src_info = _compute_node(context, instance.host, instance.node)
-    dst_info = _compute_node(context, collab.host)
+    # Drivers get both nodes' records as plain dicts, as Nova's do.
+    src_info = objects_base.obj_to_primitive(
+        _compute_node(context, instance.host, instance.node))
+    dst_info = objects_base.obj_to_primitive(
+        _compute_node(context, collab.host))
     dest_check_data = collab.driver.check_can_live_migrate_destination(
         context, instance, src_info, dst_info, block_migration,
         disk_over_commit)
@@ -211,8 +215,14 @@ def _do_live_migration(collab, context, dest, instance, block_migration,
     _set_migration_status(migration, PREPARING)
     rpcapi = compute_rpcapi.get_compute_rpcapi()
     try:
+        # A block migration's destination recreates the local disks the
+        # copy then fills.
+        disk = (collab.driver.get_instance_disk_info(
+                    instance, _block_device_info(context, instance))
+                if 'block_migration' in migrate_data and
+                migrate_data.block_migration else None)
         migrate_data = rpcapi.pre_live_migration(
-            context, instance, None, dest, migrate_data)
+            context, instance, disk, dest, migrate_data)
     except Exception as exc:
         LOG.error('Pre live migration of %s on %s failed: %s',
                   instance.uuid, dest, exc)

@@ -47,6 +47,7 @@ from nova_clone.virt.libvirt import power as guest_power
 from nova_clone.virt.libvirt import power_states
 from nova_clone.virt.libvirt import resize
 from nova_clone.virt.libvirt import utils
+from nova_clone.virt.libvirt import vif as vif_names
 from nova_clone.virt.libvirt import volume
 
 LOG = logging.getLogger(__name__)
@@ -340,7 +341,7 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
     def _interfaces(network_info):
         interfaces = []
         for vif in network_info or []:
-            devname = vif.get('devname') or ('tap' + vif['id'])[:14]
+            devname = vif_names.tap_name(vif)
             network = vif.get('network') or {}
             mtu = (network.get('meta') or {}).get('mtu')
             interfaces.append(vconfig.GuestInterface(

@@ -47,6 +47,7 @@ from nova_clone.virt.libvirt import imagebackend
 from nova_clone.virt.libvirt import migration_job
 from nova_clone.virt.libvirt import resize
 from nova_clone.virt.libvirt import utils
+from nova_clone.virt.libvirt import vif as vif_names
 
 LOG = logging.getLogger(__name__)
 
@@ -225,6 +226,7 @@ class LiveMigrationMixin:
             self._boot_files(context, instance, {}, inst_dir)
         migrate_data.target_connect_addr = \
             CONF.libvirt.live_migration_inbound_addr
+        migrate_data.dst_taps_in_use = vif_names.taps_present(network_info)
         return migrate_data
 
     def _create_disks(self, context, instance, inst_dir, disk_info):
@@ -305,12 +307,27 @@ class LiveMigrationMixin:
         return flags
 
     def _destination_xml(self, dom, instance, migrate_data, flags):
-        """The guest's definition with the destination's paths."""
+        """The guest's definition with the destination's paths, and its
+        taps renamed where the destination's network stack holds their
+        names already (the source's own taps, when both hosts share one
+        stack: two taps cannot have one name while the guest moves)."""
         xml = self._call(dom.XMLDesc, instance, flags)
         dest_dir = os.path.join(migrate_data.dst_instances_path,
                                 instance.uuid)
-        return xml.replace(self.instance_dir(instance) + '/',
-                           dest_dir + '/')
+        xml = xml.replace(self.instance_dir(instance) + '/', dest_dir + '/')
+        in_use = set(migrate_data.dst_taps_in_use
+                     if 'dst_taps_in_use' in migrate_data else ())
+        if not in_use:
+            return xml
+        root = ET.fromstring(xml)
+        for target in root.findall('./devices/interface/target'):
+            name = target.get('dev')
+            if name in in_use:
+                own = name[:14]
+                free = [n for n in (own, own + 'm') if n not in in_use]
+                if free:
+                    target.set('dev', free[0])
+        return ET.tostring(root, encoding='unicode')
 
     def _migration_params(self, dom, instance, migrate_data, local_disks):
         libvirt = self.host.libvirt

@@ -56,7 +56,7 @@ object_data = {
     'InstanceMapping': '1.2-bc82537ca278eb17e11f7a89ad170984',
     'InstanceMappingList': '1.3-ee638619aa3d8a82a59c0c83bfa64d78',
     'KeyPair': '1.4-61ebea9a4760a659c285afe4d793bb03',
-    'LibvirtLiveMigrateData': '1.0-72b091ae18f06c593bf2fad5988df1c1',
+    'LibvirtLiveMigrateData': '1.1-949ed563a804d563f4ee7069aa2f8f24',
     'LiveMigrateData': '1.0-0b868dd6228a09c3f3e47016dddf6a1c',
     'KeyPairList': '1.3-94aad3ac5c938eef4b5e83da0212f506',
     'Migration': '1.7-6ed577d80e71e9b9d88b8cf358af3781',
