@@ -199,8 +199,9 @@ def _fault_details(exc_info, code):
 
 
 def add_instance_fault_from_exc(context, instance, fault, exc_info=None,
-                                fault_message=None):
-    """Store an instance_faults row describing ``fault``."""
+                                fault_message=None, raise_exc=False):
+    """Store an instance_faults row describing ``fault``; a failure to
+    store it is logged, or raised with ``raise_exc``."""
     fault_obj = _objects().InstanceFault(context=context)
     values = exception_to_dict(fault, message=fault_message)
     fault_obj.host = CONF.host if not getattr(instance, 'host', None) \
@@ -212,6 +213,8 @@ def add_instance_fault_from_exc(context, instance, fault, exc_info=None,
     try:
         fault_obj.create()
     except Exception:
+        if raise_exc:
+            raise
         LOG.exception('Failed to record the fault of instance %s',
                       instance.uuid)
     return fault_obj

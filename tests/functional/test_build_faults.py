@@ -153,3 +153,32 @@ def test_a_move_placement_refused_to_start_is_given_up_at_once(
     monkeypatch.undo()
     _left_as_it_was(admin_api, server['id'], host, allocation,
                     'Placement')
+
+
+def test_a_failed_build_the_database_missed_is_recorded_once_it_answers(
+        cloud, admin_api, monkeypatch):
+    from oslo_db import exception as db_exc
+
+    from nova_clone.compute.host import build as host_build
+    from nova_clone import exception
+    from nova_clone import objects
+
+    def broken(*args, **kwargs):
+        raise exception.NovaException('the guest could not be built')
+    monkeypatch.setattr(host_build, '_locked_build', broken)
+    # The database restarts as the compute records the failure.
+    create = objects.InstanceFault.create
+    refused = []
+
+    def database_away(fault):
+        if len(refused) < 2:
+            refused.append(fault.instance_uuid)
+            raise db_exc.DBConnectionError('the database is restarting')
+        return create(fault)
+    monkeypatch.setattr(objects.InstanceFault, 'create', database_away)
+    created = admin_api.create_server(name='unrecorded', wait_for=None)
+    server = admin_api.wait_for_state(created['id'], 'ERROR', timeout=30)
+    assert refused == [created['id']] * 2
+    assert server['fault']['message'] == 'the guest could not be built'
+    assert _allocations(created['id']) == {}
+    admin_api.delete_server_and_wait(created['id'])
