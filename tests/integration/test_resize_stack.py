@@ -15,6 +15,10 @@ from tests.integration.test_boot_stack import _parsed
 from tests.integration.test_boot_stack import _ports_of
 from tests.integration.test_boot_stack import _unlimited_quota
 from tests.integration.test_stack import stack_up
+from tests.integration.test_volumes_stack import _attachments
+from tests.integration.test_volumes_stack import _new_volume
+from tests.integration.test_volumes_stack import _until
+from tests.integration.test_volumes_stack import _volume_status
 
 pytestmark = pytest.mark.integration
 
@@ -257,3 +261,39 @@ def test_resize_with_no_valid_host(stack):
     assert _bindings(stack, sid) == [source]
     stack.osc('admin', 'server', 'delete', '--wait', sid)
     stack.osc('admin', 'flavor', 'delete', name)
+
+
+def test_resize_takes_the_volume_along(stack):
+    created = stack.osc_json('demo', 'server', 'create', '--flavor',
+                             'm1.tiny', '--image', 'tiny-raw', '--network',
+                             'private', '--wait',
+                             'rsv-' + uuid.uuid4().hex[:6])
+    sid = created['id']
+    source = _host(_show(stack, sid))
+    volume = _new_volume(stack, 'rsv-vol')
+    stack.osc('demo', 'server', 'add', 'volume', sid, volume['id'])
+
+    def attached_on(host):
+        """Cinder shows the volume in use, its one attachment attached
+        with the connector of ``host``."""
+        shown = _volume_status(stack, volume['id'], 'in-use')
+        return ([a['Status'] for a in _attachments(stack, volume['id'])] ==
+                ['attached'] and
+                [a['host_name'] for a in _parsed(shown['attachments'])] ==
+                [host])
+    _until('attached on %s' % source, lambda: attached_on(source))
+
+    stack.osc('demo', 'server', 'resize', '--flavor', 'm1.small', '--wait',
+              sid)
+    dest = _host(_wait_status(stack, sid, ['VERIFY_RESIZE']))
+    assert dest != source
+    _until('attached on %s' % dest, lambda: attached_on(dest))
+    stack.osc('demo', 'server', 'resize', 'revert', sid)
+    assert _host(_wait_status(stack, sid, ['ACTIVE'])) == source
+    _until('attached on %s again' % source, lambda: attached_on(source))
+
+    stack.osc('demo', 'server', 'remove', 'volume', sid, volume['id'])
+    _volume_status(stack, volume['id'], 'available')
+    assert _attachments(stack, volume['id']) == []
+    stack.osc('demo', 'server', 'delete', '--wait', sid)
+    stack.osc('demo', 'volume', 'delete', volume['id'])
