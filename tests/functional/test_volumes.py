@@ -237,13 +237,19 @@ def test_failing_driver_attach_leaves_nothing(cloud, demo_api, volumes):
     assert _guest_volumes(cloud, server['id']) == {}
 
 
-def test_failing_driver_detach_keeps_the_volume_in_use(cloud, demo_api,
-                                                       volumes):
-    server = demo_api.create_server()
+def _server_with_volume(api, volumes):
+    """(server, volume, device) once Cinder shows the volume in use."""
+    server = api.create_server()
     volume = volumes.create()
-    device = _attach(demo_api, server['id'], volume['id']).json()[
+    device = _attach(api, server['id'], volume['id']).json()[
         'volumeAttachment']['device']
     volumes.wait(volume['id'], 'in-use')
+    return server, volume, device
+
+
+def test_failing_driver_detach_keeps_the_volume_in_use(cloud, demo_api,
+                                                       volumes):
+    server, volume, device = _server_with_volume(demo_api, volumes)
     with cloud.flags(group='fake_driver', fail_detach_volume=True):
         _detach(demo_api, server['id'], volume['id'])
         demo_api.wait_for_instance_action_event(
@@ -424,11 +430,7 @@ def test_local_delete_releases_volumes_as_the_compute_does(
 
 def test_resize_takes_the_volumes_along_and_back(cloud, demo_api, admin_api,
                                                  volumes):
-    server = demo_api.create_server()
-    volume = volumes.create()
-    device = _attach(demo_api, server['id'], volume['id']).json()[
-        'volumeAttachment']['device']
-    volumes.wait(volume['id'], 'in-use')
+    server, volume, device = _server_with_volume(demo_api, volumes)
     source = admin_api.get_server(server['id'])['OS-EXT-SRV-ATTR:host']
     action = '/servers/%s/action' % server['id']
 

@@ -105,15 +105,21 @@ def _other(host):
     return [h for h in HOSTS if h != host][0]
 
 
-def test_resize_confirm_then_cold_migrate_revert(stack):
-    server = stack.osc_json('demo', 'server', 'create', '--image',
-                            'tiny-guest', '--flavor', 'm1.nano', '--network',
-                            'private', '--wait', 'mover', timeout=180)
+def _boot_running(st, name):
+    """(server id, its host, the other host) of a new m1.nano guest, once
+    it runs."""
+    server = st.osc_json('demo', 'server', 'create', '--image',
+                         'tiny-guest', '--flavor', 'm1.nano', '--network',
+                         'private', '--wait', name, timeout=180)
     sid = server['id']
-    first = stack.osc_json('admin', 'server', 'show', sid)[
+    first = st.osc_json('admin', 'server', 'show', sid)[
         'OS-EXT-SRV-ATTR:host']
-    second = _other(first)
-    _running(stack, first, sid, 128)
+    _running(st, first, sid, 128)
+    return sid, first, _other(first)
+
+
+def test_resize_confirm_then_cold_migrate_revert(stack):
+    sid, first, second = _boot_running(stack, 'mover')
 
     # Resize: the guest leaves the first host, its files kept there as
     # the backup, and runs on the second with the new flavor's memory.
@@ -172,14 +178,7 @@ def test_live_migration_moves_the_running_guest(stack):
     stack.osc('admin', 'image', 'set', '--property',
               'os_command_line=console=ttyS0 quiet panic=-1 nclv.tick=2',
               'tiny-guest')
-    server = stack.osc_json('demo', 'server', 'create', '--image',
-                            'tiny-guest', '--flavor', 'm1.nano', '--network',
-                            'private', '--wait', 'walker', timeout=180)
-    sid = server['id']
-    first = stack.osc_json('admin', 'server', 'show', sid)[
-        'OS-EXT-SRV-ATTR:host']
-    second = _other(first)
-    _running(stack, first, sid, 128)
+    sid, first, second = _boot_running(stack, 'walker')
     before = _wait(lambda: _last_tick(stack, sid), 90, interval=2)
     assert before, stack.osc('demo', 'console', 'log', 'show', sid).stdout
 
