@@ -309,9 +309,7 @@ def _last_resort_failure(collab, context, instance, exc):
             context, instance.uuid, force=True)
 
     def error_state():
-        instance.vm_state = vm_states.ERROR
-        instance.task_state = None
-        instance.save()
+        teardown.set_error_state(instance, clean_task_state=True)
 
     steps = [fault, allocation, error_state]
     if not _record_failure(instance, steps, retry_for=0):

@@ -323,8 +323,8 @@ class LiveMigrationMixin:
         for target in root.findall('./devices/interface/target'):
             name = target.get('dev')
             if name in in_use:
-                own = name[:14]
-                free = [n for n in (own, own + 'm') if n not in in_use]
+                free = [n for n in vif_names.names_of(name)
+                        if n not in in_use]
                 if free:
                     target.set('dev', free[0])
         return ET.tostring(root, encoding='unicode')
