@@ -91,7 +91,8 @@ def test_resize_then_confirm(cloud, admin_api):
         'compute_resize_instance': 'Success',
         'compute_finish_resize': 'Success'}
 
-    _action(admin_api, server['id'], {'confirmResize': None}, expected=204)
+    # Tempest confirms with an empty object, the SDK and the CLI with null.
+    _action(admin_api, server['id'], {'confirmResize': {}}, expected=204)
     admin_api.wait_for_migration_status(server['id'], ['confirmed'])
     confirmed = admin_api.wait_for_state(server['id'], 'ACTIVE')
     assert confirmed['OS-EXT-SRV-ATTR:host'] == dest
@@ -116,7 +117,7 @@ def test_resize_then_revert(cloud, admin_api):
     _resize_to_verify(admin_api, server['id'])
     migration = _migration(admin_api, server['id'])
 
-    _action(admin_api, server['id'], {'revertResize': None})
+    _action(admin_api, server['id'], {'revertResize': {}})
     admin_api.wait_for_migration_status(server['id'], ['reverted'])
     reverted = admin_api.wait_for_state(server['id'], 'ACTIVE')
     assert reverted['OS-EXT-SRV-ATTR:host'] == source
@@ -135,7 +136,7 @@ def test_cold_migrate_then_confirm(cloud, admin_api):
     server = admin_api.create_server()
     source = _host(admin_api, server['id'])
 
-    _action(admin_api, server['id'], {'migrate': None})
+    _action(admin_api, server['id'], {'migrate': {}})
     migrated = admin_api.wait_for_state(server['id'], 'VERIFY_RESIZE')
     dest = migrated['OS-EXT-SRV-ATTR:host']
     assert dest != source
@@ -197,6 +198,8 @@ def test_resize_refusals(cloud, admin_api):
     assert resp.json()['badRequest']['message'] == (
         'Unable to locate requested flavor.')
     _action(admin_api, server['id'], {'resize': {}}, expected=400)
+    _action(admin_api, server['id'], {'confirmResize': {'x': 1}},
+            expected=400)
     _action(admin_api, server['id'], {'confirmResize': None}, expected=409)
     resp = _action(admin_api, server['id'], {'revertResize': None},
                    expected=409)
@@ -320,7 +323,7 @@ def test_migration_list_paging_and_filters(cloud, admin_api):
     server = admin_api.create_server()
     _action(admin_api, server['id'], {'migrate': None})
     admin_api.wait_for_state(server['id'], 'VERIFY_RESIZE')
-    _action(admin_api, server['id'], {'revertResize': None})
+    _action(admin_api, server['id'], {'revertResize': {}})
     admin_api.wait_for_migration_status(server['id'], ['reverted'])
     admin_api.wait_for_state(server['id'], 'ACTIVE')
     _resize_to_verify(admin_api, server['id'])

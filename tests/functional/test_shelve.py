@@ -43,7 +43,7 @@ def test_shelve_offload_attach_unshelve(cloud, demo_api, admin_api,
                                         volumes):
     server = demo_api.create_server()
     ports = _bound_hosts(admin_api, server['id'])
-    _action(demo_api, server['id'], {'shelve': None})
+    _action(demo_api, server['id'], {'shelve': {}})
     offloaded = demo_api.wait_for_state(server['id'], 'SHELVED_OFFLOADED')
     # shelved_offload_time 0: offloaded at once, no host, no allocation,
     # its ports still its own but bound nowhere.

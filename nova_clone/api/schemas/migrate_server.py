@@ -24,18 +24,9 @@ resize = {
 }
 
 
-def _no_body_action(name):
-    return {
-        'type': 'object',
-        'properties': {name: {'type': 'null'}},
-        'required': [name],
-        'additionalProperties': False,
-    }
-
-
-confirm_resize = _no_body_action('confirmResize')
-revert_resize = _no_body_action('revertResize')
-migrate = _no_body_action('migrate')
+confirm_resize = pt.server_action('confirmResize')
+revert_resize = pt.server_action('revertResize')
+migrate = pt.server_action('migrate')
 
 migrate_v256 = {
     'type': 'object',

@@ -4,26 +4,9 @@ import copy
 
 from nova_clone.api.schemas import parameter_types as pt
 
-shelve = {
-    'type': 'object',
-    'properties': {'shelve': {'type': 'null'}},
-    'required': ['shelve'],
-    'additionalProperties': False,
-}
-
-shelve_offload = {
-    'type': 'object',
-    'properties': {'shelveOffload': {'type': 'null'}},
-    'required': ['shelveOffload'],
-    'additionalProperties': False,
-}
-
-unshelve = {
-    'type': 'object',
-    'properties': {'unshelve': {'type': 'null'}},
-    'required': ['unshelve'],
-    'additionalProperties': False,
-}
+shelve = pt.server_action('shelve')
+shelve_offload = pt.server_action('shelveOffload')
+unshelve = pt.server_action('unshelve')
 
 # 2.77: a zone to unshelve an offloaded server into.
 unshelve_v277 = {
