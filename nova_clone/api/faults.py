@@ -77,11 +77,7 @@ def from_exception(exc, api_version=None):
                               headers=getattr(exc, 'headers', None))
     if isinstance(exc, webob.exc.HTTPException):
         message = getattr(exc, 'explanation', None) or exc.title
-        headers = {}
-        if exc.code == 405 and exc.headers.get('Allow'):
-            headers['Allow'] = exc.headers['Allow']
-        return fault_response(exc.code, message, api_version,
-                              headers=headers)
+        return fault_response(exc.code, message, api_version)
     LOG.exception('Unexpected error handling an API request')
     return fault_response(500, UNEXPECTED_ERROR % type(exc), api_version)
 

@@ -89,7 +89,9 @@ def dispatch(router, req):
             raise _not_found()
         version = microversion.parse_headers(req.headers)
         req.environ[microversion.ENVIRON_KEY] = version
-        rest = path[len(API_PREFIX):].rstrip('/')
+        # No slash is stripped: /os-volumes/ is no route (404), as in Nova,
+        # whose routes match paths exactly.
+        rest = path[len(API_PREFIX):]
         prefix = API_PREFIX
         segments = rest.split('/')
         if len(segments) > 2 and _PROJECT_RE.match(segments[1]):
@@ -105,10 +107,9 @@ def dispatch(router, req):
         if func is None and req.method == 'HEAD':
             func = route.methods.get('GET')
         if func is None:
-            raise webob.exc.HTTPMethodNotAllowed(
-                headers=[('Allow', ', '.join(sorted(route.methods)))],
-                explanation='The method specified is not allowed for '
-                            'this resource.')
+            # Nova's routes carry their method: another method matches no
+            # route at all, so 404 rather than 405.
+            raise _not_found()
         body = None
         if req.method in ('POST', 'PUT'):
             body = resource.parse_body(req)

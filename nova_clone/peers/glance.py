@@ -96,6 +96,7 @@ class GlanceApp(web.PeerApp):
         r('PUT', '/v2/images/{image_id}/tags/{tag}', self.add_tag)
         r('DELETE', '/v2/images/{image_id}/tags/{tag}', self.remove_tag)
         r('GET', '/v2/images/{image_id}/members', self.members)
+        r('GET', '/v2/images/{image_id}/tasks', self.tasks)
         r('GET', '/v2/schemas/image', self.schema_image)
         r('GET', '/v2/schemas/images', self.schema_images)
         r('GET', '/v2/schemas/member', self.schema_member)
@@ -450,6 +451,12 @@ class GlanceApp(web.PeerApp):
         self._get(req, image_id)
         return web.json_response({'members': [],
                                   'schema': '/v2/schemas/members'})
+
+    def tasks(self, req, image_id):
+        # Uploads here finish within their request: no import task is ever
+        # pending (Glance 2.12's per-image task list).
+        self._get(req, image_id)
+        return web.json_response({'tasks': []})
 
     # -- discovery ---------------------------------------------------------
 

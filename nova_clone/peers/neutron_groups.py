@@ -114,6 +114,14 @@ class GroupsMixin:
                         409, 'SecurityGroupInUse',
                         'Security Group %s in use.' % ident)
             self.store.delete('neutron_security_groups', ident)
+            # Rules that let this group in go with it, as in Neutron.
+            for other in self.store.all('neutron_security_groups'):
+                kept = [r for r in other['security_group_rules']
+                        if r.get('remote_group_id') != ident]
+                if len(kept) != len(other['security_group_rules']):
+                    other['security_group_rules'] = kept
+                    self.store.put('neutron_security_groups',
+                                   self.stamp(other))
         return web.empty_response(204)
 
     def list_sg_rules(self, req):

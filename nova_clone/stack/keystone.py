@@ -17,6 +17,9 @@ CATALOG = (
     ('placement', 'placement', 'placement', ''),
     ('image', 'glance', 'glance', ''),
     ('network', 'neutron', 'neutron', ''),
+    # DevStack's pair: clients (Tempest, the SDK) look for block-storage,
+    # Nova's [cinder] catalog_info for volumev3.
+    ('block-storage', 'cinder', 'cinder', '/v3/%(project_id)s'),
     ('volumev3', 'cinderv3', 'cinder', '/v3/%(project_id)s'),
 )
 SERVICE_USERS = ('nova', 'placement', 'glance', 'neutron', 'cinder')

@@ -30,6 +30,8 @@ from nova_clone.virt import driver
 from nova_clone.virt import imagecache
 
 LOG = logging.getLogger(__name__)
+FAKE_CONSOLE_OUTPUT = ('FAKE CONSOLE OUTPUT\nBOOTING\nNETWORK UP\n'
+                       'ANOTHER\nLAST LINE')
 
 FAIL_RETRYABLE = 'retryable'
 FAIL_FATAL = 'fatal'
@@ -465,7 +467,8 @@ class FakeDriver(driver.ComputeDriver):
 
     def get_console_output(self, context, instance):
         self._guest(instance)
-        return 'FAKE CONSOLE OUTPUT\nANOTHER\nLAST LINE'
+        # More lines than a client's usual tail (Tempest asks for 3).
+        return FAKE_CONSOLE_OUTPUT
 
     def get_diagnostics(self, instance):
         guest = self._guest(instance)
@@ -476,8 +479,11 @@ class FakeDriver(driver.ComputeDriver):
     def get_instance_diagnostics(self, instance):
         guest = self._guest(instance)
         uptime = (timeutils.utcnow() - guest.created_at).total_seconds()
+        # 2.48 names the driver from a closed list (libvirt, xenapi,
+        # vmwareapi, ironic, hyperv) with no place for a fake: it says
+        # libvirt, as Nova's fake driver does.
         return {
-            'state': power_state.name(guest.state), 'driver': 'fake',
+            'state': power_state.name(guest.state), 'driver': 'libvirt',
             'hypervisor': 'fake', 'hypervisor_os': 'fake',
             'uptime': int(uptime), 'config_drive': False,
             'num_cpus': guest.vcpus, 'num_nics': len(guest.vifs),

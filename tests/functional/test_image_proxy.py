@@ -42,6 +42,11 @@ def test_list_detail_show_delete(cloud, demo_api, image):
                            free=('image.metadata',))
     named = demo_api.get('/images?name=proxy-img', microversion=V).json()
     assert [i['id'] for i in named['images']] == [image['id']]
+    # Filtered by the status this API shows, not Glance's lower case.
+    active = demo_api.get('/images/detail?status=ACTIVE',
+                          microversion=V).json()['images']
+    assert active and image['id'] not in [i['id'] for i in active]
+    assert {i['status'] for i in active} == {'ACTIVE'}
     assert demo_api.request('GET', '/images',
                             microversion='2.36').status_code == 404
     assert demo_api.request('GET', '/images/nope',

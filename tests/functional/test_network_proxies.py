@@ -106,6 +106,39 @@ def test_security_groups_and_rules(cloud, demo_api):
                             microversion=V).status_code == 404
     assert demo_api.request('POST', '/os-security-groups', {
         'security_group': {'name': ''}}, microversion=V).status_code == 400
+
+
+def test_security_group_rules_of_a_peer_group(cloud, demo_api):
+    def group(name):
+        return demo_api.post('/os-security-groups', {'security_group': {
+            'name': name, 'description': ''}}, microversion=V,
+            expected=200).json()['security_group']
+
+    def rule(**values):
+        body = dict({'ip_protocol': 'tcp', 'from_port': 22,
+                     'to_port': 22}, **values)
+        return demo_api.request('POST', '/os-security-group-rules',
+                                {'security_group_rule': body},
+                                microversion=V)
+
+    first, peer = group('first'), group('peer')
+    created = rule(parent_group_id=first['id'], group_id=peer['id'])
+    assert created.status_code == 200, created.text
+    assert created.json()['security_group_rule']['group'] == {
+        'name': 'peer', 'tenant_id': demo_api.project_id}
+    # The rule that lets the peer in goes with the peer.
+    assert demo_api.request('DELETE', '/os-security-groups/%s' % peer['id'],
+                            microversion=V).status_code == 202
+    assert demo_api.get('/os-security-groups/%s' % first['id'],
+                        microversion=V).json()['security_group'][
+        'rules'] == []
+    # Ids that cannot be Neutron's are the client's mistake.
+    refused = rule(parent_group_id='not-a-uuid')
+    assert refused.status_code == 400
+    assert refused.json()['badRequest']['message'] == (
+        'Security group id should be uuid')
+    assert demo_api.request('GET', '/os-security-groups/not-a-uuid',
+                            microversion=V).status_code == 400
     assert demo_api.request('GET', '/os-security-groups',
                             microversion='2.36').status_code == 404
 

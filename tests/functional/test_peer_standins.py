@@ -238,6 +238,9 @@ def test_glance_image_upload_download_and_checksum(peers, demo_glance):
     assert shown['os_hash_value'] == hashlib.sha512(data).hexdigest()
     resp = demo_glance.get('/v2/images/%s/file' % image['id'])
     assert resp.status_code == 200 and resp.content == data
+    # The upload finished in its request: no import task left pending.
+    assert demo_glance.get('/v2/images/%s/tasks' % image['id']).json() == {
+        'tasks': []}
     # a second upload is a conflict
     assert demo_glance.put('/v2/images/%s/file' % image['id'], data=b'x',
                            headers={'Content-Type':

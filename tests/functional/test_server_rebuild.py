@@ -97,13 +97,22 @@ def test_rebuild_answer_is_the_full_view_from_2_75(cloud, admin_api):
     assert body['OS-EXT-STS:task_state'] == 'rebuilding'
     assert body['OS-EXT-STS:vm_state'] == 'active'
     assert 'user_data' in body and 'key_name' in body
+    # user_data under its own key only, even for an admin (Tempest's
+    # schema refuses the OS-EXT-SRV-ATTR one here).
+    assert 'OS-EXT-SRV-ATTR:user_data' not in body
     assert body['adminPass']
+    (address,) = body['addresses']['private']
+    assert set(address) == {'version', 'addr', 'OS-EXT-IPS:type',
+                            'OS-EXT-IPS-MAC:mac_addr'}
     admin_api.wait_for_state(server['id'], 'ACTIVE', task_state=None)
 
     body = _rebuild(admin_api, server['id'], microversion='2.1',
                     imageRef=cloud.image_id).json()['server']
     assert 'key_name' not in body and 'user_data' not in body
     assert 'locked' not in body
+    # The short view's addresses: no type, no MAC.
+    (address,) = body['addresses']['private']
+    assert set(address) == {'version', 'addr'}
     admin_api.wait_for_state(server['id'], 'ACTIVE', task_state=None)
 
 

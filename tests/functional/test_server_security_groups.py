@@ -48,3 +48,8 @@ def test_add_list_and_remove_security_groups(cloud, demo_api):
     _action(demo_api, sid, 'addSecurityGroup', 'no-such-group',
             expected=404)
     _action(demo_api, sid, 'addSecurityGroup', '', expected=400)
+
+    # In no group at all, the server shows no security_groups key.
+    _action(demo_api, sid, 'removeSecurityGroup', 'default')
+    assert _port_groups(demo_api, sid) == [set()]
+    assert 'security_groups' not in demo_api.get_server(sid)

@@ -125,7 +125,7 @@ def test_catalog_lists_the_six_services(stack):
     catalog = stack.osc_json('admin', 'catalog', 'list')
     types = {entry['Type'] for entry in catalog}
     assert types >= {'identity', 'compute', 'placement', 'image', 'network',
-                     'volumev3'}
+                     'volumev3', 'block-storage'}
     compute = [e for e in catalog if e['Type'] == 'compute'][0]
     interfaces = {ep['interface'] for ep in compute['Endpoints']}
     assert interfaces == {'public', 'internal', 'admin'}

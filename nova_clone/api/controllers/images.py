@@ -91,6 +91,10 @@ class ImagesController(object):
                 kwargs[key] = req.GET[key]
         glance_filters = {k: req.GET[k] for k in ('name', 'status')
                           if req.GET.get(k)}
+        if 'status' in glance_filters:
+            # Clients filter by the status this API shows (ACTIVE);
+            # Glance's statuses are lower case.
+            glance_filters['status'] = glance_filters['status'].lower()
         try:
             images = self.image_api.get_all(context, filters=glance_filters,
                                             **kwargs)

@@ -109,6 +109,8 @@ class RebuildController(object):
         if not full and microversion.is_supported(req, '2.54'):
             server['key_name'] = instance.key_name
         if microversion.is_supported(req, '2.57'):
+            # Its own key here, never the admin's OS-EXT-SRV-ATTR one.
+            server.pop('OS-EXT-SRV-ATTR:user_data', None)
             server['user_data'] = instance.user_data
         if CONF.api.enable_instance_password:
             server['adminPass'] = password

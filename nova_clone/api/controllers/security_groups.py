@@ -7,6 +7,7 @@ Groups show only their ingress rules, in nova-network's shape
 """
 
 import netaddr
+from oslo_utils import uuidutils
 import webob.exc
 
 from nova_clone.api import auth
@@ -24,6 +25,14 @@ SG = sg_policies.BASE
 
 def _not_found(ident):
     return 'Security group %s not found.' % ident
+
+
+def _checked_id(ident):
+    """Neutron's ids are UUIDs: anything else is the client's mistake
+    (400), not a missing group."""
+    if not uuidutils.is_uuid_like(ident):
+        raise common.bad_request('Security group id should be uuid')
+    return ident
 
 
 def _rule_view(rule, groups):
@@ -87,7 +96,7 @@ class SecurityGroupController(object):
         context = auth.get_context(req)
         context.can(SG % 'show')
         neutron = neutron_proxy.Neutron(context)
-        group = self._get(neutron, security_group_id)
+        group = self._get(neutron, _checked_id(security_group_id))
         return {'security_group': _group_view(group, _all_groups(neutron))}
 
     @resource.api_version(None, '2.35')
@@ -110,7 +119,8 @@ class SecurityGroupController(object):
         values = body['security_group']
         neutron = neutron_proxy.Neutron(context)
         group = neutron('PUT', '/v2.0/security-groups/%s'
-                        % security_group_id, not_found=_not_found(
+                        % _checked_id(security_group_id),
+                        not_found=_not_found(
                             security_group_id),
                         json={'security_group': {
                             'name': values['name'],
@@ -124,7 +134,8 @@ class SecurityGroupController(object):
         context = auth.get_context(req)
         context.can(SG % 'delete')
         neutron_proxy.Neutron(context)(
-            'DELETE', '/v2.0/security-groups/%s' % security_group_id,
+            'DELETE', '/v2.0/security-groups/%s'
+            % _checked_id(security_group_id),
             not_found=_not_found(security_group_id))
 
 
@@ -190,11 +201,12 @@ class SecurityGroupRulesController(object):
         context.can(SG % 'rule:create')
         values = body['security_group_rule']
         neutron = neutron_proxy.Neutron(context)
-        parent = values['parent_group_id']
+        parent = _checked_id(values['parent_group_id'])
         neutron('GET', '/v2.0/security-groups/%s' % parent,
                 not_found=_not_found(parent))
         if values.get('group_id'):
-            neutron('GET', '/v2.0/security-groups/%s' % values['group_id'],
+            neutron('GET', '/v2.0/security-groups/%s'
+                    % _checked_id(values['group_id']),
                     not_found=_not_found(values['group_id']))
         try:
             rule = neutron.call('POST', '/v2.0/security-group-rules',

@@ -89,11 +89,6 @@ def _save(context, instance, action, updates, delete_keys=(),
     return dict(instance.metadata)
 
 
-def _ips_view(addresses):
-    return {label: [{'version': a['version'], 'addr': a['addr']}
-                    for a in items] for label, items in addresses.items()}
-
-
 class ServerIpsController(object):
 
     def index(self, req, server_id):
@@ -101,15 +96,17 @@ class ServerIpsController(object):
         instance = servers.get_server(req, server_id, ['info_cache'])
         context.can(md_policies.IPS % 'index',
                     target={'project_id': instance.project_id})
-        return {'addresses': _ips_view(server_views.addresses(instance))}
+        return {'addresses': server_views.addresses(instance,
+                                                     extended=False)}
 
     def show(self, req, server_id, network):
         context = auth.get_context(req)
         instance = servers.get_server(req, server_id, ['info_cache'])
         context.can(md_policies.IPS % 'show',
                     target={'project_id': instance.project_id})
-        found = server_views.addresses(instance, network_label=network)
+        found = server_views.addresses(instance, network_label=network,
+                                       extended=False)
         if network not in found:
             raise webob.exc.HTTPNotFound(
                 explanation='Instance is not a member of specified network')
-        return _ips_view(found)
+        return found

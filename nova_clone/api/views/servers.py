@@ -63,8 +63,9 @@ def _network_info(instance):
     return nw_info or []
 
 
-def addresses(instance, network_label=None):
-    """{label: [{version, addr, OS-EXT-IPS:type, OS-EXT-IPS-MAC:mac_addr}]}"""
+def addresses(instance, network_label=None, extended=True):
+    """{label: [{version, addr}]}, with OS-EXT-IPS:type and
+    OS-EXT-IPS-MAC:mac_addr when ``extended``."""
     out = {}
     for vif in _network_info(instance):
         network = vif.get('network') or {}
@@ -74,18 +75,20 @@ def addresses(instance, network_label=None):
         ips = out.setdefault(label, [])
         for subnet in network.get('subnets') or []:
             for ip in subnet.get('ips') or []:
-                ips.append(_address(ip, vif, 'fixed'))
+                ips.append(_address(ip, vif, 'fixed', extended))
                 for fip in ip.get('floating_ips') or []:
-                    ips.append(_address(fip, vif, 'floating'))
+                    ips.append(_address(fip, vif, 'floating', extended))
     return out
 
 
-def _address(ip, vif, kind):
+def _address(ip, vif, kind, extended):
     address = ip.get('address')
     version = ip.get('version') or (6 if ':' in (address or '') else 4)
-    return {'version': version, 'addr': address,
-            'OS-EXT-IPS:type': ip.get('type') or kind,
-            'OS-EXT-IPS-MAC:mac_addr': vif.get('address')}
+    view = {'version': version, 'addr': address}
+    if extended:
+        view['OS-EXT-IPS:type'] = ip.get('type') or kind
+        view['OS-EXT-IPS-MAC:mac_addr'] = vif.get('address')
+    return view
 
 
 def _flavor(req, instance, context):
@@ -160,6 +163,8 @@ def _volumes(req, instance, bdms):
 
 def _security_groups(instance):
     groups = attr(instance, 'security_groups')
+    if groups is None:
+        return [{'name': 'default'}]
     names = []
     for group in groups or []:
         if isinstance(group, str):
@@ -170,7 +175,7 @@ def _security_groups(instance):
             name = attr(group, 'name')
         if name:
             names.append({'name': name})
-    return names or [{'name': 'default'}]
+    return names
 
 
 def _locked_reason(instance):
@@ -203,7 +208,8 @@ def show(req, instance, context, request_spec=None, bdms=None,
         'created': common.isotime(attr(instance, 'created_at')),
         'updated': common.isotime(attr(instance, 'updated_at') or
                                   attr(instance, 'created_at')),
-        'addresses': addresses(instance),
+        # The short view's addresses lack the type and MAC, as Nova's.
+        'addresses': addresses(instance, extended=full),
         'accessIPv4': str(attr(instance, 'access_ip_v4', '') or ''),
         'accessIPv6': str(attr(instance, 'access_ip_v6', '') or ''),
         'links': common.links(req, 'servers', instance.uuid),
@@ -243,7 +249,10 @@ def show(req, instance, context, request_spec=None, bdms=None,
         instance, 'availability_zone', '') or ''
     view['config_drive'] = attr(instance, 'config_drive', '') or ''
     view['key_name'] = attr(instance, 'key_name')
-    view['security_groups'] = _security_groups(instance)
+    # A server in no group at all shows no key, as Nova's.
+    groups = _security_groups(instance)
+    if groups:
+        view['security_groups'] = groups
     view['OS-EXT-STS:task_state'] = attr(instance, 'task_state')
     view['OS-EXT-STS:vm_state'] = attr(instance, 'vm_state')
     view['OS-EXT-STS:power_state'] = attr(instance, 'power_state', 0)

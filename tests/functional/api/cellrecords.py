@@ -76,6 +76,7 @@ def add_instance(bed, project_id, user_id, host=None, name='vm', cell=None):
                             power_state=1, vcpus=1, memory_mb=512,
                             root_gb=1, ephemeral_gb=0, flavor=flavor,
                             image_ref='155d900f-4e14-4e4c-a73d-069cbf4541e6',
+                            security_groups=['default'],
                             launched_at=timeutils.utcnow())
     inst.create()
     admin = nova_context.get_admin_context()
