@@ -483,6 +483,10 @@ class InvalidBDM(Invalid):
     msg_fmt = 'Block Device Mapping is Invalid.'
 
 
+class InvalidBDMVolumeNotBootable(InvalidBDM):
+    msg_fmt = 'Block Device %(id)s is not bootable.'
+
+
 class VolumeAttachFailed(Invalid):
     msg_fmt = 'Volume %(volume_id)s could not be attached. Reason: %(reason)s'
 

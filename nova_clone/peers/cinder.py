@@ -467,7 +467,9 @@ class CinderApp(cinder_attachments.AttachmentsMixin,
                 raise web.bad_request('There is no such action: %s' % action)
             vol['updated_at'] = web.isotime()
             self.store.put('cinder_volumes', vol)
-        return web.empty_response(202)
+        # Cinder answers this one action 200, the others 202.
+        return web.empty_response(200 if action == 'os-set_bootable'
+                                  else 202)
 
     # -- types, zones, limits ----------------------------------------------
 

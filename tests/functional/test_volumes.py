@@ -404,6 +404,22 @@ def test_boot_from_volume_kept_after_delete(cloud, demo_api, volumes):
     volumes.wait(data['id'], None)
 
 
+def test_boot_from_a_volume_cinder_calls_not_bootable_is_refused(
+        cloud, demo_api, volumes):
+    root = volumes.create(imageRef=cloud.image_id)
+    volumes.request('POST', '/volumes/%s/action' % root['id'],
+                    {'os-set_bootable': {'bootable': False}}, expected=200)
+    resp = demo_api.post('/servers', {'server': {
+        'name': 'not-bootable', 'imageRef': '', 'flavorRef': '1',
+        'networks': 'none', 'block_device_mapping_v2': [{
+            'uuid': root['id'], 'source_type': 'volume',
+            'destination_type': 'volume', 'boot_index': 0}]}},
+        expected=400, microversion='2.37')
+    assert resp.json()['badRequest']['message'] == (
+        'Block Device %s is not bootable.' % root['id'])
+    assert volumes.get(root['id'])['status'] == 'available'
+
+
 def test_local_delete_releases_volumes_as_the_compute_does(
         cloud, admin_api, volumes):
     volumes = cinder.Volumes(cloud, admin_api)

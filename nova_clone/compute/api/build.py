@@ -155,7 +155,10 @@ def build_bdm_list(context, image_href, image, flavor, bdm_dicts,
             if not uuid:
                 raise exception.InvalidBDM()
             if volume_api is not None:
-                volume_api.get(context, uuid)  # VolumeNotFound if missing
+                # VolumeNotFound if missing.
+                volume = volume_api.get(context, uuid)
+                if boot_index == 0 and not volume.get('bootable', True):
+                    raise exception.InvalidBDMVolumeNotBootable(id=uuid)
             values['volume_id'] = uuid
         elif source == 'snapshot':
             values['snapshot_id'] = uuid
