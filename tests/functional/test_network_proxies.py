@@ -195,12 +195,19 @@ def test_floating_ips_and_actions(cloud, demo_api, admin_api, public):
         time.sleep(0.2)
     assert (fip['ip'], 'floating') in kinds, addresses
     assert demo_api.request('POST', action, {'addFloatingIp': {
-        'address': fip['ip']}}, microversion='2.43').status_code == 400
-    assert demo_api.request('POST', action, {'addFloatingIp': {
         'address': fip['ip']}}, microversion='2.44').status_code == 400
-    assert demo_api.request('POST', action, {'removeFloatingIp': {
+    # Added to another server, an associated floating IP moves there.
+    other = demo_api.create_server()
+    other_action = '/servers/%s/action' % other['id']
+    assert demo_api.request('POST', other_action, {'addFloatingIp': {
         'address': fip['ip']}}, microversion='2.43').status_code == 202
+    assert demo_api.get('/os-floating-ips/%s' % fip['id'], microversion=V
+                        ).json()['floating_ip']['instance_id'] == other['id']
     assert demo_api.request('POST', action, {'removeFloatingIp': {
+        'address': fip['ip']}}, microversion='2.43').status_code == 409
+    assert demo_api.request('POST', other_action, {'removeFloatingIp': {
+        'address': fip['ip']}}, microversion='2.43').status_code == 202
+    assert demo_api.request('POST', other_action, {'removeFloatingIp': {
         'address': fip['ip']}}, microversion='2.43').status_code == 409
     assert demo_api.request('POST', action, {'removeFloatingIp': {
         'address': '203.0.113.9'}}, microversion='2.43').status_code == 404

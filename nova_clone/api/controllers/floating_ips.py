@@ -155,8 +155,8 @@ class FloatingIPActionController(object):
                     ' to associate.' % (values['address'], server_id))
         port, address = fixed[0]
         fip = _floating_ip_by_address(neutron, values['address'])
-        if fip['port_id']:
-            raise common.bad_request('floating IP is already associated')
+        # One already associated moves to this server, as in Nova: Neutron
+        # re-associates it and tells Nova of both servers' changes.
         try:
             neutron.call('PUT', '/v2.0/floatingips/%s' % fip['id'], json={
                 'floatingip': {'port_id': port['id'],
