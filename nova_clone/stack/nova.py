@@ -79,6 +79,14 @@ def _oslo_messaging():
     return {'rabbit_retry_interval': 1, 'rabbit_retry_backoff': 1}
 
 
+# DevStack's filters: Nova's defaults and the same_host/different_host
+# hints.
+FILTERS = ('ComputeFilter', 'AvailabilityZoneFilter',
+           'ComputeCapabilitiesFilter', 'ImagePropertiesFilter',
+           'ServerGroupAntiAffinityFilter', 'ServerGroupAffinityFilter',
+           'SameHostFilter', 'DifferentHostFilter')
+
+
 def write_confs(layout):
     """Write every nova config file of the stack; return their paths."""
     paths = []
@@ -87,7 +95,8 @@ def write_confs(layout):
            'api_database': {'connection': layout.db_url('nova_api')},
            'database': {'connection': layout.db_url('nova_cell0')},
            'oslo_messaging_rabbit': _oslo_messaging(),
-           'scheduler': {'discover_hosts_in_cells_interval': -1}}
+           'scheduler': {'discover_hosts_in_cells_interval': -1},
+           'filter_scheduler': {'enabled_filters': ','.join(FILTERS)}}
     top.update(_clients(layout))
     paths.append(stack_ini.write(top_conf_path(layout), top))
 

@@ -35,6 +35,7 @@ def all_filters():
     from nova_clone.scheduler.filters import availability_zone_filter
     from nova_clone.scheduler.filters import compute_capabilities_filter
     from nova_clone.scheduler.filters import compute_filter
+    from nova_clone.scheduler.filters import host_hint_filters
     from nova_clone.scheduler.filters import image_props_filter
     return {
         'ComputeFilter': compute_filter.ComputeFilter,
@@ -48,6 +49,8 @@ def all_filters():
         'ServerGroupAffinityFilter': affinity_filter.ServerGroupAffinityFilter,
         'ServerGroupAntiAffinityFilter':
             affinity_filter.ServerGroupAntiAffinityFilter,
+        'SameHostFilter': host_hint_filters.SameHostFilter,
+        'DifferentHostFilter': host_hint_filters.DifferentHostFilter,
     }
 
 
