@@ -299,6 +299,13 @@ def test_glance_patch_and_delete(peers, demo_glance):
     assert demo_glance.patch('/v2/images/%s' % image['id'], json=[
         {'op': 'replace', 'path': '/status', 'value': 'active'}],
         headers={'Content-Type': patch}).status_code == 403
+    # The v2.0 patch names the operation by its key (Tempest sends it).
+    resp = demo_glance.patch('/v2/images/%s' % image['id'], json=[
+        {'add': '/hw_rescue_bus', 'value': 'virtio'}],
+        headers={'Content-Type':
+                 'application/openstack-images-v2.0-json-patch'})
+    assert resp.status_code == 200 and resp.json()['hw_rescue_bus'] == \
+        'virtio'
     assert demo_glance.patch('/v2/images/%s' % image['id'], json=[],
                              headers={'Content-Type': 'application/json'}
                              ).status_code == 415
