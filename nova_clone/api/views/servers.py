@@ -166,7 +166,7 @@ def _security_groups(instance):
     if groups is None:
         return [{'name': 'default'}]
     names = []
-    for group in groups or []:
+    for group in groups:
         if isinstance(group, str):
             name = group
         elif isinstance(group, dict):
