@@ -76,6 +76,26 @@ def test_affinity_group_stays_on_one_host(stack):  # noqa: F811
         stack.osc('admin', 'server', 'group', 'delete', group['id'])
 
 
+def test_same_and_different_host_hints(stack):  # noqa: F811
+    # stack up enables SameHostFilter and DifferentHostFilter (DevStack's).
+    servers = _boot_settled(stack, 3)
+    try:
+        first, second, third = servers
+        # Left alone, the scheduler would spread these two elsewhere.
+        servers += _boot_settled(stack, 2, '--hint',
+                                 'same_host=%s' % first['id'])
+        servers += _boot_settled(
+            stack, 1, '--hint', 'different_host=%s' % first['id'],
+            '--hint', 'different_host=%s' % second['id'])
+        assert [s['status'] for s in servers] == ['ACTIVE'] * 6, servers
+        hosts = [s['OS-EXT-SRV-ATTR:host'] for s in servers]
+        assert len(set(hosts[:3])) == 3
+        assert hosts[3] == hosts[4] == hosts[0]
+        assert hosts[5] == hosts[2]
+    finally:
+        _delete(stack, servers)
+
+
 def test_server_booted_into_a_zone_lands_on_its_host(stack):  # noqa: F811
     zone, name, host = _name('az1'), _name('agg1'), HOSTS[1]
     stack.osc('admin', 'aggregate', 'create', '--zone', zone, name)
