@@ -587,13 +587,24 @@ def test_failed_prep_resize_is_rescheduled_to_an_alternate(cloud_factory,
 
 
 def _placement_unreachable(monkeypatch, cloud, host, method):
-    """``host``'s compute cannot reach Placement for ``method``."""
+    """``host``'s compute cannot reach Placement for ``method``; the
+    list returned grows by one at each attempt."""
     from nova_clone import exception
+    attempts = []
 
     def unreachable(*args, **kwargs):
+        attempts.append(method)
         raise exception.PlacementAPIConnectFailure(reason='stopped')
     monkeypatch.setattr(cloud.compute_service(host).manager.rt.reportclient,
                         method, unreachable)
+    return attempts
+
+
+def _wait_for(predicate, what, timeout=30):
+    end = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < end, what
+        time.sleep(0.1)
 
 
 def _resource_update(cloud, host):
@@ -601,22 +612,57 @@ def _resource_update(cloud, host):
         nova_context.get_admin_context())
 
 
-def test_failed_move_placement_missed_is_settled_by_the_update(
-        cloud, admin_api, monkeypatch):
-    """The destination failed while Placement was away: the migration
-    kept the source allocation; once the server is deleted, the source's
-    periodic update frees it."""
+def _fail_on_the_destination(monkeypatch, cloud, admin_api):
     server = admin_api.create_server()
     source = _host(admin_api, server['id'])
     (dest,) = set(cloud.compute_hosts) - {source}
     _failing(monkeypatch, cloud, dest, 'finish_migration',
              'guest did not start')
-    _placement_unreachable(monkeypatch, cloud, dest,
-                           'delete_allocation_for_instance')
+    return server, source, dest
+
+
+def test_failed_move_placement_missed_is_settled_once_it_answers(
+        cloud, admin_api, monkeypatch):
+    """The destination failed while Placement was away: the server is
+    ERROR at once, and the migration's allocation on the source is freed
+    as soon as Placement answers again."""
+    server, source, dest = _fail_on_the_destination(monkeypatch, cloud,
+                                                    admin_api)
+    attempts = _placement_unreachable(monkeypatch, cloud, dest,
+                                      'delete_allocation_for_instance')
+    _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
+    failed = admin_api.wait_for_state(server['id'], 'ERROR')
+    assert failed['fault']['message'] == 'guest did not start'
+    migration = admin_api.wait_for_migration_status(server['id'], ['error'])
+    _wait_for(lambda: len(attempts) >= 2, 'no second attempt')
+    assert _allocations(migration['uuid']) == {
+        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    monkeypatch.undo()
+    _wait_for(lambda: _allocations(migration['uuid']) == {},
+              'the migration still holds the source')
+    assert _allocations(server['id']) == {
+        dest: {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
+    admin_api.delete_server_and_wait(server['id'])
+
+
+def test_failed_move_placement_missed_for_good_is_settled_by_the_update(
+        cloud, admin_api, monkeypatch):
+    """Placement stayed away longer than the compute retries: the
+    migration kept the source allocation; once the server is deleted,
+    the source's periodic update frees it."""
+    from nova_clone.compute.host import failure_record
+    monkeypatch.setattr(failure_record, 'RETRY_SECONDS', 0)
+    server, source, dest = _fail_on_the_destination(monkeypatch, cloud,
+                                                    admin_api)
+    attempts = _placement_unreachable(monkeypatch, cloud, dest,
+                                      'delete_allocation_for_instance')
     _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
     admin_api.wait_for_state(server['id'], 'ERROR')
     migration = admin_api.wait_for_migration_status(server['id'], ['error'])
+    # The first attempt and the one retry, after which the compute gives up.
+    _wait_for(lambda: len(attempts) == 2, 'no retry')
     monkeypatch.undo()
+    time.sleep(1)
     assert _allocations(migration['uuid']) == {
         source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
     admin_api.delete_server_and_wait(server['id'])
@@ -627,23 +673,101 @@ def test_failed_move_placement_missed_is_settled_by_the_update(
 
 def test_failed_move_back_on_the_source_gets_its_allocation_back(
         cloud, admin_api, monkeypatch):
-    """The source failed while Placement was away: the server stayed on
-    the source, its allocation on the destination; the source's periodic
-    update hands it the source allocation again."""
+    """The source failed while Placement was away: the server is ERROR
+    on the source at once, and gets its source allocation back from the
+    migration as soon as Placement answers again."""
     server = admin_api.create_server()
     source = _host(admin_api, server['id'])
     _failing(monkeypatch, cloud, source, 'migrate_disk_and_power_off',
              'disk copy failed')
-    _placement_unreachable(monkeypatch, cloud, source, 'move_allocations')
+    attempts = _placement_unreachable(monkeypatch, cloud, source,
+                                      'move_allocations')
     _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
     failed = admin_api.wait_for_state(server['id'], 'ERROR')
     assert failed['OS-EXT-SRV-ATTR:host'] == source
     migration = admin_api.wait_for_migration_status(server['id'], ['error'])
-    monkeypatch.undo()
+    _wait_for(lambda: len(attempts) >= 2, 'no second attempt')
     assert _allocations(migration['uuid']) == {
         source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
-    _resource_update(cloud, source)
+    monkeypatch.undo()
+    _wait_for(lambda: _allocations(migration['uuid']) == {},
+              'the migration still holds the source')
     assert _allocations(server['id']) == {
         source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
-    assert _allocations(migration['uuid']) == {}
+    admin_api.delete_server_and_wait(server['id'])
+
+
+def _database_away_at(monkeypatch, task_state, refusals):
+    """Saving an instance that enters ``task_state``, and the next
+    ``refusals`` - 1 fault or instance writes, fail as if the database
+    were restarting."""
+    from oslo_db import exception as db_exc
+
+    from nova_clone import objects
+    save = objects.Instance.save
+    create = objects.InstanceFault.create
+    refused = []
+
+    def refuse(what):
+        refused.append(what)
+        raise db_exc.DBConnectionError('the database is restarting')
+
+    def instance_save(instance, *args, **kwargs):
+        if (not refused and instance.task_state == task_state) or \
+                0 < len(refused) < refusals:
+            refuse('instance')
+        return save(instance, *args, **kwargs)
+
+    def fault_create(fault):
+        if 0 < len(refused) < refusals:
+            refuse('fault')
+        return create(fault)
+    monkeypatch.setattr(objects.Instance, 'save', instance_save)
+    monkeypatch.setattr(objects.InstanceFault, 'create', fault_create)
+    return refused
+
+
+def test_destination_step_the_database_missed_ends_in_error(
+        cloud, admin_api, monkeypatch):
+    """The database restarts as the destination starts finish_resize:
+    the server ends ERROR on the source with a fault once it answers,
+    never stuck in RESIZE."""
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+    refused = _database_away_at(monkeypatch, 'resize_finish', 3)
+    _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
+    failed = admin_api.wait_for_state(server['id'], 'ERROR', timeout=30)
+    assert refused == ['instance', 'fault', 'fault']
+    assert failed['OS-EXT-STS:task_state'] is None
+    assert failed['OS-EXT-SRV-ATTR:host'] == source
+    assert failed['fault']['message'] == 'DBConnectionError'
+    migration = admin_api.wait_for_migration_status(server['id'], ['error'])
+    _wait_for(lambda: _allocations(migration['uuid']) == {},
+              'the migration still holds the source')
+    assert _allocations(server['id']) == {
+        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    admin_api.wait_for_instance_action_event(
+        server['id'], 'resize', 'compute_finish_resize', 'Error')
+    admin_api.delete_server_and_wait(server['id'])
+
+
+def test_source_step_the_database_missed_leaves_the_server_as_it_was(
+        cloud, admin_api, monkeypatch):
+    """The database restarts as the source starts resize_instance: the
+    guest was not touched, so the server stays ACTIVE on the source with
+    a fault, its allocation back there."""
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+    refused = _database_away_at(monkeypatch, 'resize_migrating', 2)
+    _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
+    migration = admin_api.wait_for_migration_status(server['id'], ['error'])
+    _wait_for(lambda: _allocations(migration['uuid']) == {},
+              'the migration still holds the source')
+    assert refused == ['instance', 'fault']
+    after = admin_api.get_server(server['id'])
+    assert (after['status'], after['OS-EXT-STS:task_state'],
+            after['OS-EXT-SRV-ATTR:host']) == ('ACTIVE', None, source)
+    assert _latest_fault(server['id']).message == 'DBConnectionError'
+    assert _allocations(server['id']) == {
+        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
     admin_api.delete_server_and_wait(server['id'])

@@ -19,7 +19,6 @@ Every exit leaves the instance in a final state or hands it on:
 import contextlib
 import sys
 import threading
-import time
 import traceback
 
 from oslo_log import log as logging
@@ -29,6 +28,7 @@ from oslo_utils import timeutils
 from nova_clone.compute.host import block_devices
 from nova_clone.compute.host import collaborators
 from nova_clone.compute.host import events as compute_events
+from nova_clone.compute.host import failure_record
 from nova_clone.compute.host import group_policy
 from nova_clone.compute.host import network_info as network_cache
 from nova_clone.compute.host import teardown
@@ -51,9 +51,6 @@ NETWORK_FAILURE = 'Failed to allocate the network(s), not rescheduling.'
 
 # The action event of a build (Nova names it after its method).
 BUILD_EVENT = 'compute__do_build_and_run_instance'
-# How long a failed build keeps trying to record its failure while the
-# database or Placement do not answer (a restart takes seconds).
-RECORD_FAILURE_SECONDS = 300
 
 
 class _InFlight:
@@ -295,9 +292,7 @@ def _reschedule_or_fail(collab, context, instance, exc, image,
 def _last_resort_failure(collab, context, instance, exc):
     """A failure outside the flow's own handling, often the database or
     Placement away while the flow handled its failure: the server still
-    ends in ERROR with a fault, its allocation freed.  Nobody but this
-    compute knows the build ended, so what does not go through at once is
-    retried in the background until they answer."""
+    ends in ERROR with a fault, its allocation freed."""
     exc_info = sys.exc_info()
 
     def fault():
@@ -311,43 +306,8 @@ def _last_resort_failure(collab, context, instance, exc):
     def error_state():
         teardown.set_error_state(instance, clean_task_state=True)
 
-    steps = [fault, allocation, error_state]
-    if not _record_failure(instance, steps, retry_for=0):
-        LOG.warning('Could not record the failed build of %s yet; retrying '
-                    'in the background for up to %d s', instance.uuid,
-                    RECORD_FAILURE_SECONDS)
-        threads.spawn(_record_failure_later, instance, steps,
-                      name='record-failure-%s' % instance.uuid)
-
-
-def _record_failure_later(instance, steps):
-    if not _record_failure(instance, steps, RECORD_FAILURE_SECONDS):
-        LOG.error('Gave up recording the failed build of %s after %d s: it '
-                  'stays BUILD until this compute restarts or it is '
-                  'deleted', instance.uuid, RECORD_FAILURE_SECONDS)
-
-
-def _record_failure(instance, steps, retry_for):
-    """Run ``steps`` in order, each until it goes through, for up to
-    ``retry_for`` seconds; True once all did (or the instance is gone).
-    Done steps leave the list."""
-    deadline = time.monotonic() + retry_for
-    delay = 1
-    while steps:
-        try:
-            steps[0]()
-        except exception.InstanceNotFound:
-            return True
-        except Exception as exc:
-            if time.monotonic() + delay > deadline:
-                LOG.info('Failed build of %s: %s not recorded: %s',
-                         instance.uuid, steps[0].__name__, exc)
-                return False
-            time.sleep(delay)
-            delay = min(delay * 2, 15)
-            continue
-        steps.pop(0)
-    return True
+    failure_record.record(instance, [fault, allocation, error_state],
+                          'failed build')
 
 
 # -- the build itself -------------------------------------------------------

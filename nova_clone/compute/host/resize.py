@@ -20,9 +20,12 @@ While the move is open the source's resources stay allocated in Placement
 to the migration as consumer, and the destination's to the instance.
 """
 
+import sys
+
 from oslo_log import log as logging
 
 from nova_clone.compute.host import block_devices
+from nova_clone.compute.host import failure_record
 from nova_clone.compute.host import resource_tracker
 from nova_clone.compute.host import teardown
 from nova_clone.compute import instance_actions
@@ -173,10 +176,12 @@ class ResizeFlow:
 
     def finish_resize(self, context, disk_info, image, instance, migration,
                       request_spec=None):
-        if not _take_step(instance, task_states.RESIZE_MIGRATED,
-                          task_states.RESIZE_FINISH):
-            return
         try:
+            # Saving the step may fail too (the database or the conductor
+            # away): the guest has left the source all the same.
+            if not _take_step(instance, task_states.RESIZE_MIGRATED,
+                              task_states.RESIZE_FINISH):
+                return
             self._finish_resize(context, disk_info, image, instance,
                                 migration)
         except Exception as exc:
@@ -238,8 +243,16 @@ class ResizeFlow:
 
     def resize_instance(self, context, instance, image, migration, flavor,
                         clean_shutdown=True, request_spec=None):
-        if not _take_step(instance, task_states.RESIZE_PREP,
-                          task_states.RESIZE_MIGRATING):
+        try:
+            moving = _take_step(instance, task_states.RESIZE_PREP,
+                                task_states.RESIZE_MIGRATING)
+        except Exception as exc:
+            # Not recorded (the database or the conductor away): the
+            # guest is untouched and stays here.
+            rollback_to_source(context, self.reportclient, instance,
+                               migration, exc)
+            raise
+        if not moving:
             return
         try:
             migration.status = 'migrating'
@@ -370,40 +383,60 @@ def fail_move(context, instance, migration, exc, reportclient):
     naming the cause, the migration in error, and Placement holding
     resources only on the host the instance is recorded on."""
     LOG.error('Move of instance %s failed: %s', instance.uuid, exc)
-    try:
+
+    exc_info = sys.exc_info()
+
+    # The fault before the state: whoever sees ERROR sees why.
+    def fault():
+        compute_utils.add_instance_fault_from_exc(context, instance, exc,
+                                                  exc_info, raise_exc=True)
+
+    def error_state():
+        teardown.set_error_state(instance, clean_task_state=True)
+
+    def allocations():
         if instance.host == migration.source_compute:
             reportclient.move_allocations(context, migration.uuid,
                                           instance.uuid)
         else:
             reportclient.delete_allocation_for_instance(
                 context, migration.uuid, consumer_type='migration')
-    except Exception:
-        LOG.exception('Could not settle the allocations of migration %s',
-                      migration.uuid)
-    migration.status = 'error'
-    try:
-        migration.save()
-    except Exception:
-        LOG.exception('Could not put migration %s in error', migration.uuid)
-    # The fault first: whoever sees ERROR sees why.
-    compute_utils.add_instance_fault_from_exc(context, instance, exc)
-    teardown.set_error_state(instance, clean_task_state=True)
+
+    # The allocations last: Placement away must not keep the server in
+    # its move (what a delete meanwhile leaves, the resource tracker's
+    # periodic update frees).
+    failure_record.record(
+        instance, [_migration_in_error(migration), fault, error_state,
+                   allocations], 'failed move')
 
 
 def rollback_to_source(context, reportclient, instance, migration, exc):
     """No host took the move: the server stays where it is, as it was,
     with a fault saying why; its allocation goes back to it."""
-    try:
+
+    def fault():
+        compute_utils.add_instance_fault_from_exc(context, instance, exc,
+                                                  raise_exc=True)
+
+    def no_task():
+        instance.task_state = None
+        instance.save()
+
+    def allocation():
         reportclient.move_allocations(context, migration.uuid,
                                       instance.uuid)
-    except Exception:
-        LOG.exception('Could not give the allocation of migration %s back '
-                      'to instance %s', migration.uuid, instance.uuid)
-    migration.status = 'error'
-    migration.save()
-    compute_utils.add_instance_fault_from_exc(context, instance, exc)
-    instance.task_state = None
-    instance.save()
+
+    # The allocation last, as in fail_move.
+    failure_record.record(
+        instance, [_migration_in_error(migration), fault, no_task,
+                   allocation], 'given up move')
+
+
+def _migration_in_error(migration):
+    def migration_in_error():
+        migration.status = 'error'
+        migration.save()
+    return migration_in_error
 
 
 def poll_unconfirmed_resizes(collab, context):
