@@ -387,9 +387,29 @@ def check(layout, conn):
     }
 
 
-def _describe_unsettled(conn):
+def _log_lines(layout, server_id, per_file=8):
+    """The last warnings and errors of each service log naming the
+    server."""
+    import glob
+    import os
+    lines = []
+    for path in sorted(glob.glob(os.path.join(layout.log_dir, '*.log'))):
+        try:
+            with open(path, errors='replace') as log:
+                found = [line.rstrip()[:300] for line in log
+                         if server_id in line and
+                         (' WARNING ' in line or ' ERROR ' in line)]
+        except OSError:
+            continue
+        name = os.path.basename(path)
+        lines.extend('%s: %s' % (name, line) for line in found[-per_file:])
+    return lines
+
+
+def _describe_unsettled(layout, conn):
     """Each server left in BUILD or a task state, with the events of its
-    last action: where the flow stopped, for whoever reads the run."""
+    last actions and what the services logged about it: where the flow
+    stopped, for whoever reads the run."""
     for server in _all_servers(conn):
         if not _unsettled(server):
             continue
@@ -413,6 +433,8 @@ def _describe_unsettled(conn):
                 action['action'], action['request_id'],
                 action['start_time'],
                 [(e['event'], e.get('result')) for e in events]))
+        for line in _log_lines(layout, server['id']):
+            _say('chaos:   log %s' % line)
 
 
 def _say(message):
@@ -459,7 +481,7 @@ def run(args):
                   seconds=round(time.monotonic() - started, 1))
     print(json.dumps(report, sort_keys=True), flush=True)
     if counts['servers_unsettled']:
-        _describe_unsettled(conn)
+        _describe_unsettled(layout, conn)
     for server_id in storm.kept:
         storm._call('delete', '/servers/%s' % server_id, (204, 404))
     return 2 if any(counts.values()) or faults.errors else 0

@@ -20,7 +20,10 @@ api_opts = [
     cfg.BoolOpt('list_records_by_skipping_down_cells', default=True,
                 help='A server list leaves out the servers of a cell that '
                      'fails or does not answer in time; when False, such a '
-                     'list fails with a 500 instead.'),
+                     'list fails with a 500 instead.  From microversion '
+                     '2.69 a list with no filter but all_tenants, no '
+                     'sorting and no paging shows those servers as partial '
+                     'records (status UNKNOWN) whatever this says.'),
 ]
 
 api_opts += [

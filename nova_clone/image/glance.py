@@ -10,6 +10,7 @@ import hashlib
 import os
 
 from oslo_log import log as logging
+from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 
 from nova_clone import exception
@@ -27,6 +28,23 @@ IMAGE_ATTRIBUTES = ('size', 'disk_format', 'owner', 'container_format',
 # Glance's own bookkeeping, never a property.
 _NOT_PROPERTIES = set(IMAGE_ATTRIBUTES) | {'self', 'file', 'schema',
                                            'locations', 'stores'}
+# Properties holding JSON (Glance keeps only strings): a volume-backed
+# snapshot's block device mappings.
+_JSON_PROPERTIES = ('block_device_mapping', 'mappings')
+
+
+def _property_to_glance(value):
+    return value if isinstance(value, str) else jsonutils.dumps(value)
+
+
+def _property_from_glance(key, value):
+    if key in _JSON_PROPERTIES and isinstance(value, str):
+        try:
+            return jsonutils.loads(value)
+        except ValueError:
+            LOG.warning('Image property %s is not JSON; ignored', key)
+            return []
+    return value
 
 
 def _translate_from_glance(image, include_locations=False):
@@ -39,7 +57,8 @@ def _translate_from_glance(image, include_locations=False):
     for key in ('created_at', 'updated_at'):
         if isinstance(out.get(key), str):
             out[key] = timeutils.parse_isotime(out[key]).replace(tzinfo=None)
-    out['properties'] = {k: v for k, v in image.items()
+    out['properties'] = {k: _property_from_glance(k, v)
+                         for k, v in image.items()
                          if k not in _NOT_PROPERTIES}
     if include_locations:
         out['locations'] = image.get('locations') or []
@@ -120,7 +139,13 @@ class API:
                              'deleted', 'deleted_at', 'is_public',
                              'created_at', 'updated_at', 'owner')}
         for key, value in (image_info.get('properties') or {}).items():
-            body[key] = value if isinstance(value, str) else str(value)
+            body[key] = _property_to_glance(value)
+        # An image of size 0 (a volume-backed snapshot: only properties)
+        # is made active by an empty upload, which needs both formats.
+        if data is None and image_info.get('size') == 0:
+            data = b''
+            body.setdefault('disk_format', 'qcow2')
+            body.setdefault('container_format', 'bare')
         resp = self._call(context, 'POST', '/v2/images', json=body)
         image = resp.json()
         if data is not None:
@@ -142,7 +167,7 @@ class API:
                            'visibility', 'disk_format', 'container_format',
                            'tags')}
         for key, value in (image_info.get('properties') or {}).items():
-            wanted[key] = value if isinstance(value, str) else str(value)
+            wanted[key] = _property_to_glance(value)
         ops = []
         for key, value in wanted.items():
             if current.get(key) != value:

@@ -8,6 +8,7 @@ bodies: ``{"badRequest": {"code": 400, "message": ...}}`` and so on.
 """
 
 import os
+import shutil
 import threading
 import uuid
 
@@ -292,6 +293,19 @@ class CinderApp(cinder_attachments.AttachmentsMixin,
         size = values.get('size')
         if isinstance(size, str) and size.isdigit():
             size = int(size)
+        source = None
+        if values.get('snapshot_id'):
+            # As Cinder: the snapshot's size unless a larger one is asked,
+            # and what the snapshot's volume was (bootable, its image).
+            snap = self._snapshot(req, values['snapshot_id'])
+            source = self.store.get('cinder_volumes', snap['volume_id'])
+            if size is None:
+                size = snap['size']
+            elif isinstance(size, int) and size < snap['size']:
+                raise web.bad_request(
+                    'Invalid input received: Volume size %sGB cannot be '
+                    'smaller than the snapshot size %sGB. They must be >= '
+                    'original snapshot size.' % (size, snap['size']))
         if not isinstance(size, int) or isinstance(size, bool) or size < 1:
             raise web.bad_request("Invalid input for field/attribute size. "
                                   "Value: %s. %r is not of type 'integer' or "
@@ -348,15 +362,24 @@ class CinderApp(cinder_attachments.AttachmentsMixin,
             }
             if image_id:
                 vol['volume_image_metadata'] = {'image_id': image_id}
+            if source is not None:
+                vol['bootable'] = source['bootable']
+                if source.get('volume_image_metadata'):
+                    vol['volume_image_metadata'] = dict(
+                        source['volume_image_metadata'])
             self.store.add('cinder_volumes', vol, project_id=owner)
-        threading.Thread(target=self._make_backing_file, args=(vol['id'],),
-                         name='volume-create', daemon=True).start()
+        threading.Thread(target=self._make_backing_file, args=(
+            vol['id'], source and source['id']), name='volume-create',
+            daemon=True).start()
         LOG.info('Volume %s of %d GiB being created', vol['id'], size)
         return web.json_response(
             {'volume': self._volume_view(req, vol, write_answer=True)},
             status=202)
 
-    def _make_backing_file(self, volume_id):
+    def _make_backing_file(self, volume_id, source_id=None):
+        """A sparse file of the volume's size; from a snapshot, the data
+        of the snapshot's volume (as it is now: a snapshot here is only
+        bookkeeping)."""
         import time
         if self.create_delay:
             time.sleep(self.create_delay)
@@ -365,6 +388,9 @@ class CinderApp(cinder_attachments.AttachmentsMixin,
             if vol is None:
                 return
             try:
+                if source_id and os.path.exists(self._path(source_id)):
+                    shutil.copyfile(self._path(source_id),
+                                    self._path(volume_id))
                 with open(self._path(volume_id), 'ab') as backing:
                     backing.truncate(vol['size'] * GiB)
                 vol['status'] = 'available'
@@ -498,14 +524,16 @@ class CinderApp(cinder_attachments.AttachmentsMixin,
         self._project(req, project_id)
         vols = self.store.all('cinder_volumes', req.caller.project_id)
         return web.json_response({'limits': {'rate': [], 'absolute': {
-            'maxTotalVolumes': QUOTAS['volumes'],
-            'maxTotalSnapshots': QUOTAS['snapshots'],
-            'maxTotalVolumeGigabytes': QUOTAS['gigabytes'],
-            'maxTotalBackups': QUOTAS['backups'],
-            'maxTotalBackupGigabytes': QUOTAS['backup_gigabytes'],
+            'maxTotalVolumes': self.quotas['volumes'],
+            'maxTotalSnapshots': self.quotas['snapshots'],
+            'maxTotalVolumeGigabytes': self.quotas['gigabytes'],
+            'maxTotalBackups': self.quotas['backups'],
+            'maxTotalBackupGigabytes': self.quotas['backup_gigabytes'],
             'totalVolumesUsed': len(vols),
             'totalGigabytesUsed': sum(v['size'] for v in vols),
-            'totalSnapshotsUsed': 0, 'totalBackupsUsed': 0,
+            'totalSnapshotsUsed': len(self.store.all(
+                'cinder_snapshots', req.caller.project_id)),
+            'totalBackupsUsed': 0,
             'totalBackupGigabytesUsed': 0}}})
 
 def make_app(conf, store=None, create_delay=0.0):

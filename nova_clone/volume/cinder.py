@@ -179,6 +179,11 @@ class API:
             not_found=exception.VolumeNotFound(volume_id=volume_id)
         )['snapshot']
 
+    def get_absolute_limits(self, context):
+        """The project's Cinder limits and usage (maxTotalSnapshots,
+        totalSnapshotsUsed...)."""
+        return self._call(context, 'GET', '/limits')['limits']['absolute']
+
     def delete_snapshot(self, context, snapshot_id):
         self._call(context, 'DELETE', '/snapshots/%s' % snapshot_id,
                    not_found=exception.SnapshotNotFound(

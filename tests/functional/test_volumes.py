@@ -311,6 +311,9 @@ def test_swap_volume_is_for_admins(cloud, demo_api, admin_api, volumes):
     resp = demo_api.request('PUT', path, body, microversion='2.1')
     assert resp.status_code == 403
     admin_api.request('PUT', path, body, microversion='2.1', expected=202)
+    # The event's end is recorded once Cinder has both volumes settled.
+    admin_api.wait_for_instance_action_event(
+        server['id'], 'swap_volume', 'compute_swap_volume', 'Success')
     volumes.wait(new['id'], 'in-use')
     volumes.wait(old['id'], 'available')
     (bdm,) = cinder.bdms(server['id'])

@@ -50,14 +50,13 @@ class CreateImageController(object):
         metadata = values.get('metadata', {})
         check_image_metadata(req, context, metadata)
         compute_api = servers.compute_api()
+        snapshot = compute_api.snapshot
         if compute_api.is_volume_backed(context, instance):
             context.can(policies.ALLOW_VOLUME_BACKED, target=target)
-            raise common.bad_request(
-                'Snapshots of volume-backed servers are not supported by '
-                'this cloud.')
+            snapshot = compute_api.snapshot_volume_backed
         try:
-            image = compute_api.snapshot(context, instance, name,
-                                         extra_properties=metadata)
+            image = snapshot(context, instance, name,
+                             extra_properties=metadata)
         except exception.Invalid as exc:
             raise common.bad_request(exc.format_message())
         return image_response(req, context, image)

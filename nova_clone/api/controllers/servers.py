@@ -20,6 +20,7 @@ from nova_clone.api import resource
 from nova_clone.api.schemas import servers as schema
 from nova_clone.api import validation
 from nova_clone.api.views import servers as views
+from nova_clone.compute.api import down_cells
 from nova_clone.compute import states
 from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
@@ -35,6 +36,7 @@ _USER_FILTERS = ('reservation_id', 'name', 'status', 'image', 'flavor',
                  'ip', 'changes-since', 'changes-before', 'ip6', 'tags',
                  'tags-any', 'not-tags', 'not-tags-any', 'all_tenants')
 _USER_FILTERS_V273 = _USER_FILTERS + ('locked',)
+_PAGING_SORTING = ('limit', 'marker', 'sort_key', 'sort_dir')
 _ADMIN_ONLY_SORT_KEYS = ('host', 'node', 'compute_id')
 _SORT_KEYS = ('access_ip_v4', 'access_ip_v6', 'auto_disk_config',
               'availability_zone', 'config_drive', 'created_at',
@@ -66,11 +68,13 @@ def set_compute_api(api):
     _compute_api = api
 
 
-def get_server(req, server_id, expected_attrs=None, for_delete=False):
+def get_server(req, server_id, expected_attrs=None, for_delete=False,
+               cell_down_support=False):
     """The instance, or 404 (also for another project's server).
 
     ``for_delete``: (instance, mapping) as the compute API's delete takes
-    them, so that it does not read them again.
+    them, so that it does not read them again.  ``cell_down_support``: a
+    minimal instance when its cell does not answer (show at 2.69).
     """
     context = auth.get_context(req)
     mapping = None
@@ -79,8 +83,9 @@ def get_server(req, server_id, expected_attrs=None, for_delete=False):
             instance, mapping = compute_api().get_for_delete(context,
                                                              server_id)
         else:
-            instance = compute_api().get(context, server_id,
-                                         expected_attrs=expected_attrs)
+            instance = compute_api().get(
+                context, server_id, expected_attrs=expected_attrs,
+                cell_down_support=cell_down_support)
     except exception.InstanceNotFound as exc:
         raise webob.exc.HTTPNotFound(explanation=exc.format_message())
     if (instance.project_id != context.project_id and
@@ -282,19 +287,40 @@ class ServersController(object):
         return resource.ResponseObject(body, headers={'Location': location})
 
     # -- list ------------------------------------------------------------
-    def _search_opts(self, req, context, is_detail):
+    @staticmethod
+    def _allowed_all_filters(context):
+        return context.can(srv_policies.SERVERS % 'allow_all_filters',
+                           target={}, fatal=False)
+
+    def _accepted_filters(self, req, context):
+        """{filter: last value} of the query, less paging and sorting and
+        the filters the caller may not use (silently ignored)."""
         query = req.GET
-        allowed_all = context.can(srv_policies.SERVERS % 'allow_all_filters',
-                                  target={}, fatal=False)
+        allowed_all = self._allowed_all_filters(context)
         user_filters = (_USER_FILTERS_V273 if microversion.is_supported(
             req, '2.73') else _USER_FILTERS)
         opts = {}
         for key in query.keys():
-            if key in ('limit', 'marker', 'sort_key', 'sort_dir'):
+            if key in _PAGING_SORTING:
                 continue
             if not allowed_all and key not in user_filters:
                 continue
             opts[key] = query.getall(key)[-1]
+        return opts
+
+    def _cell_down_support(self, req, context):
+        """2.69: whether a list shows the servers of a down cell as
+        partial records.  Those cannot be filtered, sorted or paged, so
+        only a plain list (all_tenants aside) has them."""
+        if not microversion.is_supported(req, '2.69'):
+            return False
+        if any(key in req.GET for key in _PAGING_SORTING):
+            return False
+        return set(self._accepted_filters(req, context)) <= {'all_tenants'}
+
+    def _search_opts(self, req, context, is_detail):
+        query = req.GET
+        opts = self._accepted_filters(req, context)
         for tag_key in ('tags', 'tags-any', 'not-tags', 'not-tags-any'):
             if tag_key in opts:
                 opts[tag_key] = [t for t in opts[tag_key].split(',') if t]
@@ -353,7 +379,8 @@ class ServersController(object):
             opts.pop('tenant_id', None)
             if context.project_id:
                 opts['project_id'] = context.project_id
-            if opts.get('user_id') and not allowed_all:
+            if opts.get('user_id') and \
+                    not self._allowed_all_filters(context):
                 opts.pop('user_id')
         if 'image' in opts:
             opts['image'] = _ref_id(opts['image'])
@@ -393,7 +420,8 @@ class ServersController(object):
                 context, search_opts=opts, limit=limit, marker=marker,
                 expected_attrs=(self._expected_attrs(req) if is_detail
                                 else None),
-                sort_keys=sort_keys, sort_dirs=sort_dirs)
+                sort_keys=sort_keys, sort_dirs=sort_dirs,
+                cell_down_support=self._cell_down_support(req, context))
         except exception.MarkerNotFound:
             raise common.bad_request('marker [%s] not found' % marker)
         except exception.InvalidInput as exc:
@@ -423,8 +451,13 @@ class ServersController(object):
     @validation.query_schema(schema.list_query, '2.1', '2.65')
     def detail(self, req):
         context, instances, limit = self._list(req, True)
-        extras = _Extras(req, context, instances, in_list=True)
-        items = [views.show(req, i, context, in_list=True, **extras.of(i))
+        # Nothing more is read for a down cell's servers.
+        extras = _Extras(req, context, [
+            i for i in instances if not down_cells.is_partial(i)],
+            in_list=True)
+        items = [views.down_cell_detail(req, i) if down_cells.is_partial(i)
+                 else views.show(req, i, context, in_list=True,
+                                 **extras.of(i))
                  for i in instances]
         return views.detail(req, items, limit)
 
@@ -433,9 +466,17 @@ class ServersController(object):
     @validation.query_schema(schema.show_query, '2.1', '2.101')
     def show(self, req, server_id):
         context = auth.get_context(req)
-        instance = get_server(req, server_id, self._expected_attrs(req))
+        instance = get_server(
+            req, server_id, self._expected_attrs(req),
+            cell_down_support=microversion.is_supported(req, '2.69'))
         context.can(srv_policies.SERVERS % 'show', target={
             'project_id': instance.project_id})
+        if down_cells.is_partial(instance):
+            spec = (_request_specs(context, [instance.uuid]).get(
+                instance.uuid) if microversion.is_supported(req, '2.71')
+                else None)
+            return {'server': views.down_cell_show(req, instance, context,
+                                                   spec)}
         extras = _Extras(req, context, [instance])
         return {'server': views.show(req, instance, context,
                                      **extras.of(instance))}

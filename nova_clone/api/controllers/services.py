@@ -12,6 +12,7 @@ from nova_clone.api import microversion
 from nova_clone.api import resource
 from nova_clone.api.schemas import services as schema
 from nova_clone.api import validation
+from nova_clone.compute.api import down_cells
 from nova_clone.compute.api import host as host_api
 from nova_clone import exception
 from nova_clone.policies import admin as admin_policies
@@ -48,6 +49,11 @@ class ServiceController(object):
         return self._placement
 
     def _view(self, req, service):
+        if down_cells.is_partial(service):
+            # A compute of a cell that did not answer (2.69): only its
+            # host mapping is known.
+            return {'binary': service.binary, 'host': service.host,
+                    'status': 'UNKNOWN'}
         zone = getattr(service, 'availability_zone', None) if \
             service.obj_attr_is_set('availability_zone') else None
         view = {
@@ -76,8 +82,9 @@ class ServiceController(object):
             value = common.last_value(req, key)
             if value:
                 filters[key] = value
-        services = self.host_api.service_get_all(context, filters=filters,
-                                                 set_zones=True)
+        services = self.host_api.service_get_all(
+            context, filters=filters, set_zones=True,
+            cell_down_support=microversion.is_supported(req, '2.69'))
         return {'services': [self._view(req, s) for s in services]}
 
     def update(self, req, id, body):

@@ -7,6 +7,7 @@ from oslo_serialization import jsonutils
 
 from nova_clone.api import microversion
 from nova_clone.api.views import common
+from nova_clone.compute.api import down_cells
 from nova_clone.compute import states
 from nova_clone.policies import servers as srv_policies
 
@@ -190,6 +191,12 @@ def _tags(instance):
     return [attr(t, 'tag', t) for t in (tags or [])]
 
 
+def _server_groups(spec):
+    group = attr(spec, 'instance_group') if spec is not None else None
+    group_uuid = attr(group, 'uuid') if group is not None else None
+    return [group_uuid] if group_uuid else []
+
+
 def show(req, instance, context, request_spec=None, bdms=None,
          full=True, host_status=None, in_list=False):
     """The full server view (GET /servers/{id}); ``full`` False gives the
@@ -238,9 +245,7 @@ def show(req, instance, context, request_spec=None, bdms=None,
     spec = request_spec
     # Server groups are shown by show/update/rebuild, never in lists.
     if microversion.is_supported(req, '2.71') and not in_list:
-        group = attr(spec, 'instance_group') if spec is not None else None
-        group_uuid = attr(group, 'uuid') if group is not None else None
-        view['server_groups'] = [group_uuid] if group_uuid else []
+        view['server_groups'] = _server_groups(spec)
     if not full:
         return view
 
@@ -325,8 +330,42 @@ def create(req, instance, admin_password=None):
     return {'server': view}
 
 
+# -- servers of a cell that did not answer (2.69) ----------------------------
+# Only what the API database holds, status UNKNOWN; no view reads more
+# from such an instance (down_cells.is_partial).
+
+def down_cell_summary(req, instance):
+    """The item of GET /servers."""
+    return {'id': instance.uuid, 'status': 'UNKNOWN',
+            'links': common.links(req, 'servers', instance.uuid)}
+
+
+def down_cell_detail(req, instance):
+    """The item of GET /servers/detail: its mapping's data."""
+    view = down_cell_summary(req, instance)
+    view['created'] = common.isotime(attr(instance, 'created_at'))
+    view['tenant_id'] = attr(instance, 'project_id')
+    return view
+
+
+def down_cell_show(req, instance, context, request_spec=None):
+    """GET /servers/{id}: also what its request spec holds."""
+    view = down_cell_detail(req, instance)
+    view['image'] = _image(req, instance)
+    view['flavor'] = _flavor(req, instance, context)
+    # A zone the user did not ask for is not known without the cell.
+    view['OS-EXT-AZ:availability_zone'] = attr(
+        instance, 'availability_zone') or 'UNKNOWN'
+    view['OS-EXT-STS:power_state'] = attr(instance, 'power_state', 0)
+    view['user_id'] = attr(instance, 'user_id') or 'UNKNOWN'
+    if microversion.is_supported(req, '2.71'):
+        view['server_groups'] = _server_groups(request_spec)
+    return view
+
+
 def index(req, instances, limit=None):
-    items = [basic(req, i) for i in instances]
+    items = [down_cell_summary(req, i) if down_cells.is_partial(i)
+             else basic(req, i) for i in instances]
     return _collection(req, items, limit)
 
 

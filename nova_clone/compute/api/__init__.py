@@ -170,8 +170,10 @@ class API:
         if getattr(flavor, 'disabled', False):
             raise exception.FlavorNotFound(flavor_id=flavor.flavorid)
 
-        is_bfv = build.is_volume_backed(image_href, block_device_mapping)
         image = self._get_image(context, image_href)
+        block_device_mapping = build.merge_image_bdms(image,
+                                                      block_device_mapping)
+        is_bfv = build.is_volume_backed(image_href, block_device_mapping)
         build.check_flavor_extra_specs(flavor)
         build.check_flavor_and_image(flavor, image, is_bfv=is_bfv)
         key_pair = self._get_keypair(context, key_name)
@@ -311,8 +313,9 @@ class API:
             cell_down_support=False):
         if not uuidutils.is_uuid_like(instance_id):
             raise exception.InstanceNotFound(instance_id=instance_id)
-        instance = instance_list.get_one(context, instance_id,
-                                         expected_attrs=expected_attrs)
+        instance = instance_list.get_one(
+            context, instance_id, expected_attrs=expected_attrs,
+            cell_down_support=cell_down_support)
         return self._visible(context, instance, instance_id)
 
     def get_for_delete(self, context, instance_id):
@@ -332,11 +335,12 @@ class API:
         return instance
 
     def get_all(self, context, search_opts=None, limit=None, marker=None,
-                expected_attrs=None, sort_keys=None, sort_dirs=None):
+                expected_attrs=None, sort_keys=None, sort_dirs=None,
+                cell_down_support=False):
         return instance_list.get_all(
             context, search_opts or {}, limit=limit, marker=marker,
             expected_attrs=expected_attrs, sort_keys=sort_keys,
-            sort_dirs=sort_dirs)
+            sort_dirs=sort_dirs, cell_down_support=cell_down_support)
 
     def update_instance(self, context, instance, updates):
         """Change name, description, hostname... of a server."""
@@ -527,6 +531,14 @@ class API:
         with self.cell_context(context, instance) as cctxt:
             return snapshot_flow.snapshot(self, cctxt, instance, name,
                                           extra_properties)
+
+    @preconditions.checked('createImage')
+    def snapshot_volume_backed(self, context, instance, name,
+                               extra_properties=None):
+        """createImage of a volume-backed server; the image record."""
+        with self.cell_context(context, instance) as cctxt:
+            return snapshot_flow.snapshot_volume_backed(
+                self, cctxt, instance, name, extra_properties)
 
     @preconditions.checked('createBackup')
     def backup(self, context, instance, name, backup_type, rotation,

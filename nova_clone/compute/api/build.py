@@ -7,6 +7,7 @@ host (scenario 1 of the spec).
 
 import re
 
+from oslo_utils import strutils
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
@@ -111,13 +112,31 @@ def image_system_metadata(image):
 
 
 def is_volume_backed(image_href, bdms):
-    if image_href:
-        return False
+    """No image, or a root mapping (boot_index 0) to a volume."""
     for bdm in bdms or []:
-        if str(bdm.get('boot_index')) == '0' and \
-                bdm.get('destination_type') == 'volume':
-            return True
-    return False
+        if str(bdm.get('boot_index')) == '0':
+            return bdm.get('destination_type') == 'volume'
+    return not image_href
+
+
+def merge_image_bdms(image, bdm_dicts):
+    """The request's mappings plus those the image defines (a snapshot of
+    a volume-backed server maps its volumes' snapshots); the request's
+    win where both name a device.  An image that maps its own root
+    drops the request's image root (clients add one for imageRef)."""
+    properties = (image or {}).get('properties') or {}
+    image_bdms = properties.get('block_device_mapping') or []
+    if not image_bdms or not strutils.bool_from_string(
+            properties.get('bdm_v2')):
+        return bdm_dicts
+    requested = list(bdm_dicts or [])
+    if any(str(b.get('boot_index')) == '0' for b in image_bdms):
+        requested = [b for b in requested if not (
+            str(b.get('boot_index')) == '0' and
+            b.get('source_type') == 'image')]
+    named = {b.get('device_name') for b in requested if b.get('device_name')}
+    return requested + [dict(b) for b in image_bdms
+                        if b.get('device_name') not in named]
 
 
 def build_bdm_list(context, image_href, image, flavor, bdm_dicts,
@@ -150,7 +169,8 @@ def build_bdm_list(context, image_href, image, flavor, bdm_dicts,
             'tag': bdm.get('tag'),
             'volume_type': bdm.get('volume_type'),
         }
-        uuid = bdm.get('uuid')
+        # An image's mappings name their source by <source>_id.
+        uuid = bdm.get('uuid') or bdm.get('%s_id' % source)
         if source == 'volume':
             if not uuid:
                 raise exception.InvalidBDM()

@@ -3,12 +3,14 @@ layer (os-services, os-hypervisors, os-availability-zone, host_status),
 and the one answer nova-api has to "is this compute up".
 
 Each listing is one query per cell, run in parallel; lookups by uuid try
-the cells until one has the record.
+the cells until one has the record.  A cell that does not answer is left
+out, or (services from 2.69) listed from the API database's host mappings.
 """
 
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
+from nova_clone.compute.api import down_cells
 from nova_clone import context as nova_context
 from nova_clone import exception
 
@@ -29,22 +31,27 @@ def _cells(context):
 def _gather(context, fn, *args, **kwargs):
     """[(cell, result)] of ``fn(cell_ctxt, ...)`` in every cell that
     answered; failing cells are logged and skipped."""
+    answered, _failed = _gather_all(context, fn, *args, **kwargs)
+    return answered
+
+
+def _gather_all(context, fn, *args, **kwargs):
+    """([(cell, result)] of the cells that answered, [cell] of those that
+    did not), both in the order the API DB lists the cells."""
     cells = _cells(context)
-    by_uuid = {c.uuid: c for c in cells}
     # Targeting cell0 sets only its database (it has no queue).
     results = nova_context.scatter_gather_cells(
         context, cells, CELL_TIMEOUT, lambda c: fn(c, *args, **kwargs))
-    out = []
-    for cell_uuid, result in results.items():
+    answered, failed = [], []
+    for cell in cells:
+        result = results.get(cell.uuid)
         if nova_context.is_cell_failure_sentinel(result):
             LOG.warning('Cell %s did not answer; its records are missing',
-                        cell_uuid)
-            continue
-        out.append((by_uuid[cell_uuid], result))
-    # Stable order: cells as the API DB lists them.
-    order = {c.uuid: i for i, c in enumerate(cells)}
-    out.sort(key=lambda pair: order[pair[0].uuid])
-    return out
+                        cell.uuid)
+            failed.append(cell)
+        else:
+            answered.append((cell, result))
+    return answered, failed
 
 
 def _find_in_cells(context, fn):
@@ -143,8 +150,12 @@ class HostAPI(object):
 
     # -- services ---------------------------------------------------------
     def service_get_all(self, context, filters=None, set_zones=False,
-                        all_cells=True):
-        """Services of every cell, filtered on host/binary/disabled/zone."""
+                        all_cells=True, cell_down_support=False):
+        """Services of every cell, filtered on host/binary/disabled/zone.
+
+        ``cell_down_support`` (2.69): a cell that does not answer gives a
+        minimal nova-compute service per host mapped to it.
+        """
         filters = dict(filters or {})
         disabled = filters.pop('disabled', None)
         objects = _objects()
@@ -153,9 +164,13 @@ class HostAPI(object):
             return list(objects.ServiceList.get_all(
                 cctxt, disabled=disabled,
                 set_zones=set_zones or 'availability_zone' in filters))
+        answered, failed = _gather_all(context, get)
         services = []
-        for _cell, found in _gather(context, get):
+        for _cell, found in answered:
             services.extend(found)
+        if cell_down_support:
+            for cell in failed:
+                services.extend(down_cells.compute_services(context, cell))
         result = []
         for service in services:
             keep = True

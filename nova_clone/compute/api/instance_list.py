@@ -4,6 +4,11 @@ A list is answered with one query for the build requests and one query
 per cell, run in parallel (scatter-gather with a timeout); the rows are
 merged in memory by the requested sort keys.  Nothing is fetched per
 server, from any database or service.
+
+A cell that does not answer is left out of a list, or fails it
+(``[api] list_records_by_skipping_down_cells``); when the caller takes
+partial records (2.69) its servers are listed, and shown, from the API
+database instead (``down_cells``).
 """
 
 import functools
@@ -11,6 +16,7 @@ import re
 
 from oslo_log import log as logging
 
+from nova_clone.compute.api import down_cells
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
 from nova_clone import exception
@@ -39,10 +45,15 @@ def _with_view_attrs(expected_attrs):
                                    if a not in expected_attrs]
 
 
-def get_one(context, uuid, expected_attrs=None):
-    """The instance from its cell, or from its build request."""
+def get_one(context, uuid, expected_attrs=None, cell_down_support=False):
+    """The instance from its cell, or from its build request.
+
+    ``cell_down_support``: a minimal instance (down_cells.shown_instance)
+    when its cell does not answer, instead of failing.
+    """
     return get_one_and_mapping(context, uuid,
-                               _with_view_attrs(expected_attrs))[0]
+                               _with_view_attrs(expected_attrs),
+                               cell_down_support)[0]
 
 
 def get_mapping(context, uuid):
@@ -62,7 +73,8 @@ def get_scheduled_mapping(context, uuid):
     return mapping
 
 
-def get_one_and_mapping(context, uuid, expected_attrs=None):
+def get_one_and_mapping(context, uuid, expected_attrs=None,
+                        cell_down_support=False):
     """(instance, its InstanceMapping) with exactly ``expected_attrs``;
     the mapping's cell is None for a build request's instance."""
     objects = _objects()
@@ -73,9 +85,26 @@ def get_one_and_mapping(context, uuid, expected_attrs=None):
                 context, uuid).instance, mapping
         except exception.BuildRequestNotFound:
             mapping = get_scheduled_mapping(context, uuid)
-    with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
-        return objects.Instance.get_by_uuid(
-            cctxt, uuid, expected_attrs=expected_attrs), mapping
+    return _from_cell(context, mapping, expected_attrs,
+                      cell_down_support), mapping
+
+
+def _from_cell(context, mapping, expected_attrs, cell_down_support):
+    cell = mapping.cell_mapping
+    with nova_context.target_cell(context, cell) as cctxt:
+        try:
+            return _objects().Instance.get_by_uuid(
+                cctxt, mapping.instance_uuid, expected_attrs=expected_attrs)
+        except exception.InstanceNotFound:
+            raise
+        except Exception:  # noqa - whatever the cell's failure, as Nova
+            LOG.warning('Cell %s failed to read instance %s', cell.uuid,
+                        mapping.instance_uuid, exc_info=True)
+    if cell_down_support:
+        return down_cells.shown_instance(context, mapping)
+    raise exception.NovaException(
+        'Cell %s is not responding or returned an exception, hence '
+        'instance info is not available.' % cell.uuid)
 
 
 def _value(instance, key):
@@ -170,7 +199,14 @@ def _address_matcher(filters):
 
 
 def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
-            sort_keys=None, sort_dirs=None):
+            sort_keys=None, sort_dirs=None, cell_down_support=False):
+    """Build requests, then the cells' rows merged by the sort keys.
+
+    ``cell_down_support`` (2.69, no paging, sorting or filters but the
+    project): the servers of a cell that does not answer come first as
+    minimal instances of ``filters['project_id']`` (every project when
+    unset), whatever list_records_by_skipping_down_cells says.
+    """
     objects = _objects()
     filters = dict(filters)
     _use_flavor_id(context, filters)
@@ -252,11 +288,15 @@ def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
             qctxt, cells, CELL_TIMEOUT,
             lambda cctxt: query(cctxt, cctxt.cell_uuid))
     rows = []
+    down = []
     for cell in cells:
         answer = answers.get(cell.uuid)
         if nova_context.is_cell_failure_sentinel(answer):
             if isinstance(answer, exception.MarkerNotFound):
                 raise answer
+            if cell_down_support:
+                down.append(cell.uuid)
+                continue
             if not CONF.api.list_records_by_skipping_down_cells:
                 raise exception.NovaException(
                     'Cell %s is not responding and the configuration says '
@@ -277,4 +317,10 @@ def get_all(context, filters, limit=None, marker=None, expected_attrs=None,
     rows.sort(key=functools.cmp_to_key(cmp))
     if remaining is not None:
         rows = rows[:remaining]
-    return objects.InstanceList(objects=result + rows)
+    found = result + rows
+    if down:
+        # First, as Nova puts them; the page's limit counts them too.
+        found = down_cells.listed_instances(
+            context, down, filters.get('project_id'),
+            None if limit is None else limit - len(found)) + found
+    return objects.InstanceList(objects=found)

@@ -95,3 +95,29 @@ def add_instance(bed, project_id, user_id, host=None, name='vm', cell=None):
     objects.InstanceActionEvent.event_finish(
         actx, uuid, 'compute__do_build_and_run_instance')
     return inst, action, actx.request_id
+
+
+def add_unreachable_instance(bed, cell, project_id, user_id,
+                             image_id='155d900f-4e14-4e4c-a73d-069cbf4541e6',
+                             availability_zone=None, group=None,
+                             with_spec=True, queued_for_delete=False):
+    """A server of ``cell`` as only the API database knows it: its
+    mapping and (``with_spec``) its request spec.  For a cell whose own
+    database cannot be written, as a down cell's cannot."""
+    admin = nova_context.get_admin_context()
+    uuid = uuidutils.generate_uuid()
+    mapping = objects.InstanceMapping(
+        context=admin, instance_uuid=uuid, cell_mapping=cell,
+        project_id=project_id, user_id=user_id,
+        queued_for_delete=queued_for_delete)
+    mapping.create()
+    if with_spec:
+        ctx = nova_context.RequestContext(user_id=user_id,
+                                          project_id=project_id)
+        # A volume-backed server's spec has an image without an id.
+        image = {'id': image_id} if image_id else {}
+        objects.RequestSpec.from_components(
+            ctx, uuid, image, _any_flavor(), None, None, {}, group,
+            availability_zone, project_id=project_id,
+            user_id=user_id).create()
+    return mapping
