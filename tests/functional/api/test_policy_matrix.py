@@ -513,6 +513,24 @@ def test_nothing_of_one_project_shows_in_another(cloud):
     assert other.get('/os-quota-sets/%s/detail' % OWNER).status == 403
     assert other.get('/os-migrations').status == 403
     assert other.get('/limits?tenant_id=%s' % OWNER).status == 403
+    # Server groups: another project's is neither listed nor shown (403,
+    # Nova's policy checks the group's project), and only admins list
+    # every project's.
+    group = people['member'].post(
+        '/os-server-groups', _BODIES[('POST', '/os-server-groups')],
+        version=VERSION).body['server_group']['id']
+    listed = other.get('/os-server-groups', version=VERSION).body
+    assert group not in [g['id'] for g in listed['server_groups']]
+    assert other.get('/os-server-groups/%s' % group).status == 403
+    # all_projects from anyone but an admin is ignored, as in Nova.
+    assert group not in [g['id'] for g in other.get(
+        '/os-server-groups?all_projects=True').body['server_groups']]
+    assert group in [g['id'] for g in people['admin'].get(
+        '/os-server-groups?all_projects=True').body['server_groups']]
+    # Usage: only of one's own project; every project's is for admins.
+    assert other.get('/os-simple-tenant-usage/%s' % OWNER).status == 403
+    assert other.get('/os-simple-tenant-usage').status == 403
+    people['admin'].delete('/os-server-groups/%s' % group)
 
 
 @pytest.mark.parametrize('token', [None, 'not-a-token'])
