@@ -352,15 +352,16 @@ def _dangling_mappings(layout):
     return count
 
 
-def _no_allocation(conn, servers):
-    missing = 0
+def _without_allocation(conn, servers):
+    """The servers on a host that Placement holds nothing for."""
+    missing = []
     for server in servers:
         if not server.get('OS-EXT-SRV-ATTR:host'):
             continue
         resp = conn.placement.get('/allocations/%s' % server['id'],
                                   raise_exc=False)
         if resp.status_code != 200 or not resp.json().get('allocations'):
-            missing += 1
+            missing.append(server)
     return missing
 
 
@@ -373,7 +374,8 @@ def check(layout, conn):
     volumes = list(conn.block_storage.volumes(all_projects=True))
     return {
         'orphan_allocations': _orphan_allocations(layout),
-        'servers_without_allocation': _no_allocation(conn, servers),
+        'servers_without_allocation': len(_without_allocation(conn,
+                                                              servers)),
         'servers_unsettled': sum(1 for s in servers if _unsettled(s)),
         'error_without_fault': sum(
             1 for s in servers
@@ -406,23 +408,26 @@ def _log_lines(layout, server_id, per_file=8):
     return lines
 
 
-def _describe_unsettled(layout, conn):
-    """Each server left in BUILD or a task state, with the events of its
-    last actions and what the services logged about it: where the flow
-    stopped, for whoever reads the run."""
-    for server in _all_servers(conn):
-        if not _unsettled(server):
-            continue
-        _say('chaos: unsettled %s status=%s task_state=%s host=%s' % (
-            server['id'], server['status'],
+def _describe_lost(layout, conn):
+    """Each server left in BUILD or a task state, or on a host with no
+    allocation, with the events of its last actions and what the
+    services logged about it: where the flow stopped, for whoever reads
+    the run."""
+    servers = _all_servers(conn)
+    lost = [('unsettled', s) for s in servers if _unsettled(s)]
+    lost += [('without allocation', s)
+             for s in _without_allocation(conn, servers)]
+    for what, server in lost:
+        _say('chaos: %s %s status=%s task_state=%s host=%s' % (
+            what, server['id'], server['status'],
             server.get('OS-EXT-STS:task_state'),
             server.get('OS-EXT-SRV-ATTR:host')))
         resp = conn.compute.get('/servers/%s/os-instance-actions'
                                 % server['id'], microversion='2.51',
                                 raise_exc=False)
-        if resp.status_code != 200:
-            continue
-        for action in resp.json()['instanceActions'][:2]:
+        actions = (resp.json()['instanceActions'][:2]
+                   if resp.status_code == 200 else [])
+        for action in actions:
             detail = conn.compute.get(
                 '/servers/%s/os-instance-actions/%s' % (
                     server['id'], action['request_id']),
@@ -480,8 +485,8 @@ def run(args):
                   api_errors=len(storm.api_errors),
                   seconds=round(time.monotonic() - started, 1))
     print(json.dumps(report, sort_keys=True), flush=True)
-    if counts['servers_unsettled']:
-        _describe_unsettled(layout, conn)
+    if counts['servers_unsettled'] or counts['servers_without_allocation']:
+        _describe_lost(layout, conn)
     for server_id in storm.kept:
         storm._call('delete', '/servers/%s' % server_id, (204, 404))
     return 2 if any(counts.values()) or faults.errors else 0
