@@ -130,13 +130,19 @@ class ConductorManager(manager.Manager):
             return
         before = timeutils.utcnow() - datetime.timedelta(
             seconds=LOST_REQUEST_SECONDS)
-        build.bury_abandoned_build_requests(
-            self.compute_task_mgr, context, before,
-            exception.BuildRequestLost(seconds=LOST_REQUEST_SECONDS))
-        build.fail_builds_no_compute_took(self.compute_task_mgr, context,
-                                          before, LOST_REQUEST_SECONDS)
-        migrate.settle_abandoned_moves(self.compute_task_mgr, context,
-                                       before, LOST_REQUEST_SECONDS)
+        mgr = self.compute_task_mgr
+        # Each check on its own: one that fails (Placement or a cell
+        # away) must not keep the others from running.
+        for check, args in (
+                (build.bury_abandoned_build_requests,
+                 (exception.BuildRequestLost(seconds=LOST_REQUEST_SECONDS),)),
+                (build.fail_builds_no_compute_took, (LOST_REQUEST_SECONDS,)),
+                (migrate.settle_abandoned_moves, (LOST_REQUEST_SECONDS,))):
+            try:
+                check(mgr, context, before, *args)
+            except Exception:
+                LOG.exception('%s failed; it runs again in 30 s',
+                              check.__name__)
 
     @staticmethod
     def _dispatch(target, method, args, kwargs):

@@ -3,6 +3,8 @@ scheduling, and builds and moves whose cast was lost on the way."""
 
 import time
 
+import pytest
+
 from nova_clone.compute import rpcapi as compute_rpcapi
 from nova_clone.conductor import manager as conductor_manager
 from nova_clone.conductor import rpcapi as conductor_rpcapi
@@ -76,10 +78,19 @@ def test_a_build_request_whose_cast_was_lost_is_buried_with_a_fault(
     _failed_with(admin_api, created['id'], 'No conductor took this server up')
 
 
+@pytest.mark.parametrize('other_check_fails', [False, True])
 def test_a_build_whose_cast_no_compute_got_is_failed_with_a_fault(
-        cloud, admin_api, monkeypatch):
+        cloud, admin_api, monkeypatch, other_check_fails):
     # Scheduled, then the cast to the compute is lost with the broker.
+    if other_check_fails:
+        # The check before it fails (a cell or Placement away): this one
+        # still runs.
+        def away(*args, **kwargs):
+            raise RuntimeError('the API database is away')
+        monkeypatch.setattr(build_task, 'bury_abandoned_build_requests',
+                            away)
     casts = []
+    build_and_run_instance = compute_rpcapi.ComputeAPI.build_and_run_instance
     monkeypatch.setattr(compute_rpcapi.ComputeAPI, 'build_and_run_instance',
                         lambda *a, **k: casts.append(k))
     created = admin_api.create_server(name='lost-build', wait_for=None)
@@ -87,10 +98,12 @@ def test_a_build_whose_cast_no_compute_got_is_failed_with_a_fault(
     while not casts:
         assert time.monotonic() < end, 'never scheduled'
         time.sleep(0.1)
-    monkeypatch.undo()
+    monkeypatch.setattr(compute_rpcapi.ComputeAPI, 'build_and_run_instance',
+                        build_and_run_instance)
     admin_api.wait_for_state(created['id'], 'BUILD', task_state='scheduling')
     assert _allocations(created['id'])
     _settle_lost_requests(cloud, monkeypatch)
+    monkeypatch.undo()
     _failed_with(admin_api, created['id'], 'No compute took')
 
 

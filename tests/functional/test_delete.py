@@ -116,3 +116,32 @@ def test_other_projects_cannot_delete(cloud, demo_api, admin_api):
     resp = demo_api.request('DELETE', '/servers/%s' % server['id'])
     assert resp.status_code == 404
     assert admin_api.get_server(server['id'])['status'] == 'ACTIVE'
+
+
+def test_local_delete_cut_short_is_finished_by_the_compute(
+        cloud, admin_api, monkeypatch):
+    """The API dies half way through a local delete (allocation gone,
+    server still there): the server is left deleting, and its compute
+    finishes the delete when it starts again."""
+    from nova_clone.compute.api import delete as api_delete
+
+    server = admin_api.create_server()
+    server_id = server['id']
+    host = _placed_on(server_id)
+
+    def cut_short(*args, **kwargs):
+        raise RuntimeError('nova-api worker killed')
+    monkeypatch.setattr(api_delete.release, 'release_attachments',
+                        cut_short)
+    with compute_forced_down(host):
+        cloud.stop_compute(host)
+        resp = admin_api.request('DELETE', '/servers/%s' % server_id)
+        assert resp.status_code == 500, resp.text
+        monkeypatch.undo()
+        assert _allocations(server_id) == {}
+        left = admin_api.get_server(server_id)
+        assert left['OS-EXT-STS:task_state'] == 'deleting'
+    cloud.start_compute(host)
+    admin_api.wait_until_deleted(server_id)
+    assert _allocations(server_id) == {}
+    assert admin_api.get_ports(device_id=server_id) == []

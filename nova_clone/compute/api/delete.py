@@ -181,10 +181,26 @@ def _local_delete(compute_api, cctxt, instance, cell0=False):
     objects = _objects()
     LOG.info('Deleting instance %s locally (compute %s unavailable or not '
              'involved)', instance.uuid, instance.host)
+    previous = instance.task_state
+    if instance.host and not cell0:
+        # Should this request die half way (its allocation gone, the
+        # server still there), its compute finishes the delete when it
+        # starts again.
+        instance.task_state = task_states.DELETING
+        try:
+            instance.save()
+        except exception.InstanceNotFound:
+            return
     # Placement first: if it refuses, the server stays and the user gets
     # a 409 to retry, rather than a leaked allocation.  The action is
     # recorded only once the delete really goes ahead.
-    _release_allocations(compute_api, cctxt, instance)
+    try:
+        _release_allocations(compute_api, cctxt, instance)
+    except exception.Conflict:
+        if instance.task_state != previous:
+            instance.task_state = previous
+            instance.save()
+        raise
     objects.InstanceAction.action_start(
         cctxt, instance.uuid, instance_actions.DELETE, want_result=False)
     if not cell0:

@@ -185,12 +185,20 @@ def bury_abandoned_build_requests(manager, context, before, exc=None):
             continue
         LOG.warning('Build request of %s was left by a stopped conductor',
                     br.instance_uuid)
-        _forget_unmapped_rows(context, br.instance_uuid)
-        manager.report_client.delete_allocation_for_instance(
-            context, br.instance_uuid)
-        spec = objects.RequestSpec.get_by_instance_uuid(context,
-                                                        br.instance_uuid)
-        _bury_in_cell0(manager, context, spec, exc, build_requests=[br])
+        try:
+            _bury_abandoned(manager, context, br, exc)
+        except Exception:
+            LOG.exception('Could not bury the build request of %s yet',
+                          br.instance_uuid)
+
+
+def _bury_abandoned(manager, context, br, exc):
+    _forget_unmapped_rows(context, br.instance_uuid)
+    manager.report_client.delete_allocation_for_instance(
+        context, br.instance_uuid)
+    spec = objects.RequestSpec.get_by_instance_uuid(context,
+                                                    br.instance_uuid)
+    _bury_in_cell0(manager, context, spec, exc, build_requests=[br])
 
 
 def _forget_unmapped_rows(context, instance_uuid):
@@ -223,7 +231,11 @@ def fail_builds_no_compute_took(manager, context, before, seconds):
                     instance.updated_at or instance.created_at).replace(
                         tzinfo=None) >= before:
                 continue
-            _fail_lost_build(manager, cctxt, instance, exc)
+            try:
+                _fail_lost_build(manager, cctxt, instance, exc)
+            except Exception:
+                LOG.exception('Could not fail the lost build of %s yet',
+                              instance.uuid)
 
 
 def _fail_lost_build(manager, context, instance, exc):

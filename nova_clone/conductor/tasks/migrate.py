@@ -189,7 +189,11 @@ def settle_abandoned_moves(manager, context, before, seconds=None):
             exc = (exception.ConductorStoppedWhileMoving(host=instance.host)
                    if seconds is None else
                    exception.MoveLost(seconds=seconds, host=instance.host))
-            _settle_abandoned_move(manager, cctxt, instance, exc)
+            try:
+                _settle_abandoned_move(manager, cctxt, instance, exc)
+            except Exception:
+                LOG.exception('Could not settle the abandoned move of %s '
+                              'yet', instance.uuid)
 
 
 def _settle_abandoned_move(manager, context, instance, exc):
