@@ -276,6 +276,19 @@ class ImageNotFound(NotFound):
     msg_fmt = 'Image %(image_id)s could not be found.'
 
 
+class InstanceQuiesceNotSupported(Invalid):
+    msg_fmt = 'Quiescing is not supported in instance %(instance_id)s'
+
+
+class QemuGuestAgentNotEnabled(Invalid):
+    msg_fmt = 'QEMU guest agent is not enabled'
+
+
+class InstanceQuiesceFailed(Invalid):
+    msg_fmt = 'Failed to quiesce instance: %(reason)s'
+    code = 409
+
+
 class ImageNotActive(Invalid):
     msg_fmt = 'Image %(image_id)s is not active.'
 

@@ -184,6 +184,16 @@ class ComputeManager(manager.Manager):
     def trigger_crash_dump(self, context, instance):
         power.trigger_crash_dump(self.collaborators, context, instance)
 
+    def quiesce_instance(self, context, instance):
+        """Call: freeze the guest's filesystems before the API snapshots
+        its volumes."""
+        snapshot.quiesce_instance(self.collaborators, context, instance)
+
+    def unquiesce_instance(self, context, instance, mapping=None):
+        """Cast: thaw them once the snapshots in ``mapping`` are taken."""
+        snapshot.unquiesce_instance(self.collaborators, context, instance,
+                                    mapping)
+
     def get_console_output(self, context, instance, tail_length):
         """Call: the guest's console log (its last lines)."""
         return power.get_console_output(self.collaborators, instance,

@@ -146,6 +146,13 @@ class ComputeAPI:
     def trigger_crash_dump(self, ctxt, instance):
         self._instance_cast(ctxt, 'trigger_crash_dump', instance)
 
+    def quiesce_instance(self, ctxt, instance):
+        self._instance_call(ctxt, 'quiesce_instance', instance)
+
+    def unquiesce_instance(self, ctxt, instance, mapping=None):
+        self._instance_cast(ctxt, 'unquiesce_instance', instance,
+                            mapping=mapping)
+
     def get_console_output(self, ctxt, instance, tail_length):
         return self._instance_call(ctxt, 'get_console_output', instance,
                                    tail_length=tail_length)

@@ -254,6 +254,14 @@ class ComputeDriver:
     def trigger_crash_dump(self, instance):
         raise NotImplementedError()
 
+    def quiesce(self, context, instance, image_meta):
+        """Freeze the guest's filesystems (for a consistent volume
+        snapshot)."""
+        raise NotImplementedError()
+
+    def unquiesce(self, context, instance, image_meta):
+        raise NotImplementedError()
+
     # -- networking ------------------------------------------------------
 
     def plug_vifs(self, instance, network_info):

@@ -57,6 +57,8 @@ class FakeGuest:
         # The image booted in rescue mode (None: not rescued).
         self.rescue_image_id = None
         self.admin_password = None
+        # Filesystems frozen for a volume snapshot.
+        self.quiesced = False
 
 
 class FakeHypervisor:
@@ -504,6 +506,12 @@ class FakeDriver(driver.ComputeDriver):
     def trigger_crash_dump(self, instance):
         # A fake guest has no kernel to dump; the NMI is accepted.
         self._guest(instance)
+
+    def quiesce(self, context, instance, image_meta):
+        self._guest(instance).quiesced = True
+
+    def unquiesce(self, context, instance, image_meta):
+        self._guest(instance).quiesced = False
 
     # -- networking ------------------------------------------------------
 

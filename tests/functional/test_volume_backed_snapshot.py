@@ -126,3 +126,73 @@ def test_snapshot_glance_refuses_leaves_no_volume_snapshot(
     assert _snapshots(volumes) == []
     assert demo_api.get_server(server['id'])['status'] == 'ACTIVE'
     _clean_up(demo_api, volumes, [server['id']])
+
+
+def _guest(cloud, server_id):
+    from nova_clone.virt import fake
+    for host in cloud.compute_hosts:
+        guest = fake.get_hypervisor(host).guests.get(server_id)
+        if guest is not None:
+            return guest
+    raise AssertionError('no guest for %s' % server_id)
+
+
+def _frozen_at_each_snapshot(monkeypatch, guest):
+    from nova_clone.volume import cinder as cinder_client
+    seen = []
+    create = cinder_client.API.create_snapshot
+
+    def watched(self, *args, **kwargs):
+        seen.append(guest.quiesced)
+        return create(self, *args, **kwargs)
+    monkeypatch.setattr(cinder_client.API, 'create_snapshot', watched)
+    return seen
+
+
+def _thawed(guest, timeout=10):
+    import time
+    deadline = time.monotonic() + timeout
+    while guest.quiesced:
+        assert time.monotonic() < deadline, 'the guest stays frozen'
+        time.sleep(0.05)
+
+
+def test_a_running_guest_is_frozen_while_its_volumes_are_snapshotted(
+        cloud, demo_api, volumes, monkeypatch):
+    server, root, data = _volume_backed_server(demo_api, volumes)
+    guest = _guest(cloud, server['id'])
+    seen = _frozen_at_each_snapshot(monkeypatch, guest)
+    image_id = _create_image(demo_api, server['id']).json()['image_id']
+    assert seen == [True, True]
+    _thawed(guest)
+    _clean_up(demo_api, volumes, [server['id']], image_id)
+
+
+def test_a_guest_that_cannot_be_frozen_is_snapshotted_as_it_is(
+        cloud, demo_api, volumes, monkeypatch):
+    server, root, data = _volume_backed_server(demo_api, volumes)
+    guest = _guest(cloud, server['id'])
+    for host in cloud.compute_hosts:
+        driver = cloud.compute_service(host).manager.driver
+
+        def unsupported(*args, **kwargs):
+            raise NotImplementedError()
+        monkeypatch.setattr(driver, 'quiesce', unsupported)
+    seen = _frozen_at_each_snapshot(monkeypatch, guest)
+    image_id = _create_image(demo_api, server['id']).json()['image_id']
+    assert seen == [False, False]
+    assert _image(demo_api, image_id).json()['status'] == 'active'
+    _clean_up(demo_api, volumes, [server['id']], image_id)
+
+
+def test_a_stopped_server_is_snapshotted_without_freezing(
+        cloud, demo_api, volumes, monkeypatch):
+    server, root, data = _volume_backed_server(demo_api, volumes)
+    demo_api.post('/servers/%s/action' % server['id'], {'os-stop': None},
+                  expected=202)
+    demo_api.wait_for_state(server['id'], 'SHUTOFF')
+    guest = _guest(cloud, server['id'])
+    seen = _frozen_at_each_snapshot(monkeypatch, guest)
+    image_id = _create_image(demo_api, server['id']).json()['image_id']
+    assert seen == [False, False]
+    _clean_up(demo_api, volumes, [server['id']], image_id)

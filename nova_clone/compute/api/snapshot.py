@@ -14,10 +14,12 @@ boot from it makes a volume of each, see build.merge_image_bdms).
 """
 
 from oslo_log import log as logging
+from oslo_utils import strutils
 
 from nova_clone.compute.api import rebuild as rebuild_flow
 from nova_clone.compute import instance_actions
 from nova_clone.compute import task_states
+from nova_clone.compute import vm_states
 from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
 from nova_clone import exception
@@ -194,6 +196,7 @@ def snapshot_volume_backed(compute_api, context, instance, name,
     _objects().InstanceAction.action_start(
         context, instance.uuid, instance_actions.CREATE_IMAGE,
         want_result=False)
+    quiesced = _quiesce(compute_api, context, instance)
     made = []
     try:
         with compute_utils.EventReporter(context, 'api_snapshot_instance',
@@ -205,6 +208,16 @@ def snapshot_volume_backed(compute_api, context, instance, name,
                     volume.get('display_description') or '', force=True)
                 made.append(snapshot['id'])
                 mapping.append(_snapshot_mapping(snapshot['id'], bdm))
+    except Exception:
+        if quiesced:
+            compute_api.compute_rpcapi.unquiesce_instance(context, instance)
+        for snapshot_id in made:
+            _delete_snapshot(volume_api, context, snapshot_id)
+        raise
+    if quiesced:
+        compute_api.compute_rpcapi.unquiesce_instance(context, instance,
+                                                      mapping)
+    try:
         if mapping:
             properties['block_device_mapping'] = mapping
             properties['bdm_v2'] = True
@@ -216,6 +229,24 @@ def snapshot_volume_backed(compute_api, context, instance, name,
     LOG.info('Image %s of volume-backed server %s maps snapshots %s',
              image['id'], instance.uuid, ', '.join(made) or '(none)')
     return image
+
+
+def _quiesce(compute_api, context, instance):
+    """Freeze a running guest's filesystems through its compute; True if
+    it did.  A guest that cannot be frozen is snapshotted as it is,
+    unless its image says it must be (os_require_quiesce)."""
+    if instance.vm_state != vm_states.ACTIVE:
+        return False
+    try:
+        compute_api.compute_rpcapi.quiesce_instance(context, instance)
+    except (exception.NovaException, NotImplementedError) as exc:
+        if strutils.bool_from_string((instance.system_metadata or {}).get(
+                'image_os_require_quiesce')):
+            raise
+        LOG.info('Snapshotting the volumes of %s without quiescing it: %s',
+                 instance.uuid, exc or type(exc).__name__)
+        return False
+    return True
 
 
 def _delete_snapshot(volume_api, context, snapshot_id):

@@ -10,7 +10,13 @@ oldest backups of its type beyond ``rotation``.
 On failure the task clears, the image is deleted unless already active,
 and the RPC method records the fault; a server deleted meanwhile just
 loses the half-made image.
+
+A volume-backed server is snapshotted by the API through Cinder; this
+host only freezes the guest's filesystems meanwhile (quiesce_instance,
+a call) and thaws them once the snapshots are taken (unquiesce_instance).
 """
+
+import time
 
 from oslo_log import log as logging
 from oslo_utils import excutils
@@ -124,3 +130,37 @@ def _clear_task(instance):
         instance.save()
     except exception.InstanceNotFound:
         pass
+
+
+# How long unquiesce waits for Cinder to finish the snapshots it maps.
+SNAPSHOT_WAIT_SECONDS = 60
+
+
+def quiesce_instance(collab, context, instance):
+    collab.driver.quiesce(context, instance,
+                          compute_utils._objects().ImageMeta.from_instance(instance))
+    LOG.info('Filesystems of %s frozen for a volume snapshot',
+             instance.uuid)
+
+
+def unquiesce_instance(collab, context, instance, mapping=None):
+    """Thaw the guest once none of the snapshots of ``mapping`` (an image
+    block_device_mapping) is still being created, or after
+    SNAPSHOT_WAIT_SECONDS."""
+    pending = [m['snapshot_id'] for m in mapping or []
+               if m.get('source_type') == 'snapshot']
+    deadline = time.monotonic() + SNAPSHOT_WAIT_SECONDS
+    while pending and time.monotonic() < deadline:
+        try:
+            pending = [s for s in pending
+                       if collab.volume_api.get_snapshot(
+                           context, s).get('status') == 'creating']
+        except Exception:
+            LOG.exception('Could not follow the snapshots of %s; thawing '
+                          'it now', instance.uuid)
+            break
+        if pending:
+            time.sleep(0.5)
+    collab.driver.unquiesce(context, instance,
+                            compute_utils._objects().ImageMeta.from_instance(instance))
+    LOG.info('Filesystems of %s thawed', instance.uuid)

@@ -677,6 +677,23 @@ class LibvirtDriver(migration.LiveMigrationMixin, volume.VolumeMixin,
         guest_power.inject_nmi(self.host.libvirt,
                                self.host.get_domain(instance), instance)
 
+    def quiesce(self, context, instance, image_meta):
+        """Through the QEMU guest agent, which the image must ask for
+        (hw_qemu_guest_agent=yes)."""
+        self._through_guest_agent(instance, image_meta, 'fsFreeze')
+
+    def unquiesce(self, context, instance, image_meta):
+        self._through_guest_agent(instance, image_meta, 'fsThaw')
+
+    def _through_guest_agent(self, instance, image_meta, method):
+        if not image_meta.properties.get('hw_qemu_guest_agent', False):
+            raise exception.QemuGuestAgentNotEnabled()
+        domain = self.host.get_domain(instance)
+        try:
+            getattr(domain, method)()
+        except self.host.libvirt.libvirtError as exc:
+            raise exception.InstanceQuiesceFailed(reason=str(exc))
+
     # -- networking ------------------------------------------------------
 
     def plug_vifs(self, instance, network_info):
