@@ -426,6 +426,9 @@ def test_failure_on_the_source_puts_the_server_in_error(cloud, admin_api,
     assert failed['fault']['message'] == 'disk copy failed'
     assert failed['OS-EXT-SRV-ATTR:host'] == source
     migration = admin_api.wait_for_migration_status(server['id'], ['error'])
+    # The allocations are settled last (Placement may be away).
+    _wait_for(lambda: _allocations(migration['uuid']) == {},
+              'the migration still holds resources')
     # Nothing held on the destination the server never reached.
     assert _allocations(server['id']) == {
         source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
@@ -472,6 +475,8 @@ def test_failure_on_the_destination_puts_the_server_in_error(
     assert failed['fault']['message'] == 'guest did not start'
     assert failed['OS-EXT-SRV-ATTR:host'] == dest
     migration = admin_api.wait_for_migration_status(server['id'], ['error'])
+    _wait_for(lambda: _allocations(migration['uuid']) == {},
+              'the migration still holds the source')
     assert _allocations(server['id']) == {
         dest: {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
     assert _allocations(migration['uuid']) == {}
@@ -770,4 +775,44 @@ def test_source_step_the_database_missed_leaves_the_server_as_it_was(
     assert _latest_fault(server['id']).message == 'DBConnectionError'
     assert _allocations(server['id']) == {
         source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    admin_api.delete_server_and_wait(server['id'])
+
+
+def _hypervisor_usage(api, host):
+    for hyp in api.get('/os-hypervisors/detail',
+                       microversion='2.1').json()['hypervisors']:
+        if hyp['service']['host'] == host:
+            return hyp['vcpus_used'], hyp['memory_mb_used']
+    raise AssertionError('no hypervisor of %s' % host)
+
+
+def test_open_resize_still_counts_on_both_hosts_after_restarts(cloud,
+                                                                admin_api):
+    """A resize waiting for confirmation holds the old flavor on the
+    source and the new one on the destination, in the hypervisors'
+    usage too, even once both computes restarted (their move claims
+    were only in memory)."""
+    server = admin_api.create_server()
+    source = _host(admin_api, server['id'])
+    idle = {}
+    for host in cloud.compute_hosts:
+        # What earlier tests deleted counts no more.
+        _resource_update(cloud, host)
+        idle[host] = _hypervisor_usage(admin_api, host)
+    dest = _resize_to_verify(admin_api, server['id'])['OS-EXT-SRV-ATTR:host']
+    for host in (source, dest):
+        cloud.stop_compute(host)
+        cloud.start_compute(host)
+        _resource_update(cloud, host)
+    # m1.tiny (1 vCPU, 512 MiB) stays on the source, ds1G (1 vCPU,
+    # 1024 MiB) is on the destination.
+    assert _hypervisor_usage(admin_api, source) == (
+        idle[source][0], idle[source][1])
+    assert _hypervisor_usage(admin_api, dest) == (
+        idle[dest][0] + 1, idle[dest][1] + 1024)
+    _action(admin_api, server['id'], {'confirmResize': None}, expected=204)
+    admin_api.wait_for_state(server['id'], 'ACTIVE', task_state=None)
+    _resource_update(cloud, source)
+    assert _hypervisor_usage(admin_api, source) == (
+        idle[source][0] - 1, idle[source][1] - 512)
     admin_api.delete_server_and_wait(server['id'])

@@ -37,6 +37,7 @@ from nova_clone.compute import vm_states
 from nova_clone.compute.host import claims
 from nova_clone.conf import CONF
 from nova_clone import exception
+from nova_clone.objects import migration as migration_obj
 from nova_clone import threads
 from nova_clone.virt import driver as virt_driver
 
@@ -112,8 +113,10 @@ class ResourceTracker:
         self.driver = driver
         self._reportclient = reportclient
         self.compute_nodes = {}
-        # uuid -> (nodename, Usage) of builds claimed on this host.
+        # uuid -> (nodename, Usage) of builds claimed on this host, and
+        # of moves (by migration uuid, also in move_claims).
         self.tracked_instances = {}
+        self.move_claims = set()
         self._lock = threading.RLock()
         # Mirrors services.disabled; reported as COMPUTE_STATUS_DISABLED so
         # the scheduler skips this host.
@@ -183,6 +186,7 @@ class ResourceTracker:
             if cn is None or migration_uuid in self.tracked_instances:
                 return
             self.tracked_instances[migration_uuid] = (nodename, usage)
+            self.move_claims.add(migration_uuid)
             self._add_usage(cn, usage, sign=1)
             cn.running_vms = (_field(cn, 'running_vms') or 0) + 1
             self._save_node(cn)
@@ -199,6 +203,7 @@ class ResourceTracker:
 
     def _drop_instance(self, uuid):
         with self._lock:
+            self.move_claims.discard(uuid)
             tracked = self.tracked_instances.pop(uuid, None)
             if tracked is None:
                 return
@@ -420,14 +425,32 @@ class ResourceTracker:
             running += 1
             if inst.task_state in _WORKLOAD_TASK_STATES:
                 workload += 1
+        # Open cold moves use the node by their record, whatever this
+        # process remembers of its claims (a restart forgot them).
+        for migration_uuid, used in self._open_moves(context, nodename,
+                                                     seen):
+            seen.add(migration_uuid)
+            usage = Usage(usage.vcpus + used.vcpus,
+                          usage.memory_mb + used.memory_mb,
+                          usage.disk_gb + used.disk_gb)
+            running += 1
         # Builds claimed here whose instance the query did not return
-        # (host not saved yet) still use the node.
-        for uuid, (claim_node, used) in list(self.tracked_instances.items()):
-            if claim_node == nodename and uuid not in seen:
-                usage = Usage(usage.vcpus + used.vcpus,
-                              usage.memory_mb + used.memory_mb,
-                              usage.disk_gb + used.disk_gb)
-                running += 1
+        # (host not saved yet) still use the node, as do moves claimed
+        # here that the database does not show here yet.
+        unseen = {uuid: claim for uuid, claim in
+                  self.tracked_instances.items()
+                  if claim[0] == nodename and uuid not in seen}
+        ended = self._ended_build_claims(
+            context, [u for u in unseen if u not in self.move_claims])
+        for uuid, (_node, used) in unseen.items():
+            if uuid in ended or (
+                    uuid in self.move_claims and
+                    not self._move_claim_in_use(context, uuid, seen)):
+                continue
+            usage = Usage(usage.vcpus + used.vcpus,
+                          usage.memory_mb + used.memory_mb,
+                          usage.disk_gb + used.disk_gb)
+            running += 1
         values = {
             'vcpus_used': usage.vcpus,
             'memory_mb_used': usage.memory_mb,
@@ -439,6 +462,72 @@ class ResourceTracker:
         }
         for field, value in values.items():
             _set_if_changed(cn, field, value)
+
+    def _ended_build_claims(self, context, uuids):
+        """The build claims of ``uuids`` whose instance is gone or went
+        to another host (deleted, rescheduled): forgotten, and returned.
+        A claim whose instance has no host yet is the build's."""
+        if not uuids:
+            return set()
+        live = compute_utils._objects().InstanceList.get_by_filters(
+            context, {'uuid': list(uuids)}, expected_attrs=[])
+        kept = {i.uuid for i in live if i.host in (None, self.host)}
+        ended = set(uuids) - kept
+        for uuid in ended:
+            LOG.info('Forgetting the build claim of %s: its instance is '
+                     'gone or elsewhere', uuid)
+            self.tracked_instances.pop(uuid, None)
+        return ended
+
+    def _move_claim_in_use(self, context, migration_uuid, counted):
+        """False for the claim of a move that ended (it is forgotten: a
+        failure may not have dropped it) or whose instance is counted
+        here by its own row."""
+        try:
+            migration = compute_utils._objects().Migration.get_by_uuid(
+                context, migration_uuid)
+        except exception.MigrationNotFound:
+            migration = None
+        if migration is None or \
+                migration.status in migration_obj.IN_PROGRESS_EXCLUDED:
+            LOG.info('Forgetting the claim of ended move %s',
+                     migration_uuid)
+            self.tracked_instances.pop(migration_uuid, None)
+            self.move_claims.discard(migration_uuid)
+            return False
+        return migration.instance_uuid not in counted
+
+    def _open_moves(self, context, nodename, instances_here):
+        """(migration uuid, Usage) of each open resize or cold migration
+        to or from ``nodename`` whose instance is not on it: the new
+        flavor on the destination until the guest arrives, the old one
+        on the source until the move is confirmed or reverted."""
+        objects = compute_utils._objects()
+        migrations = [m for m in objects.MigrationList.
+                      get_in_progress_by_host_and_node(context, self.host,
+                                                       nodename)
+                      if m.migration_type in ('resize', 'migration') and
+                      m.instance_uuid not in instances_here]
+        if not migrations:
+            return []
+        instances = {i.uuid: i for i in objects.InstanceList.get_by_filters(
+            context, {'uuid': [m.instance_uuid for m in migrations]},
+            expected_attrs=['flavor'])}
+        moves = []
+        for migration in migrations:
+            instance = instances.get(migration.instance_uuid)
+            if instance is None:
+                continue
+            incoming = (migration.dest_compute == self.host and
+                        migration.dest_node == nodename)
+            flavor = instance.new_flavor if incoming else \
+                instance.old_flavor
+            if flavor is None:
+                continue
+            moves.append((migration.uuid, Usage(
+                flavor.vcpus, flavor.memory_mb,
+                flavor.root_gb + flavor.ephemeral_gb)))
+        return moves
 
     # -- Placement ---------------------------------------------------------
 

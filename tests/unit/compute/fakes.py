@@ -117,6 +117,7 @@ class FakeObjects:
         self.instances = {}  # uuid -> FakeInstance (the host's view)
         self.compute_nodes = {}  # (host, nodename) -> FakeComputeNode
         self.bdms = {}
+        self.migrations = []  # in progress, as the database lists them
         self.service = types.SimpleNamespace(disabled=False,
                                              disabled_reason=None,
                                              save=lambda: None)
@@ -198,6 +199,21 @@ class FakeObjects:
             def get_by_compute_host(context, host):
                 return outer.service
 
+        class Migration:
+            @staticmethod
+            def get_by_uuid(context, uuid):
+                for migration in outer.migrations:
+                    if migration.uuid == uuid:
+                        return migration
+                raise exception.MigrationNotFound(migration_id=uuid)
+
+        class MigrationList:
+            @staticmethod
+            def get_in_progress_by_host_and_node(context, host, node):
+                return [m for m in outer.migrations
+                        if (m.source_compute, m.source_node) == (host, node)
+                        or (m.dest_compute, m.dest_node) == (host, node)]
+
         self.InstanceActionEvent = InstanceActionEvent
         self.InstanceFault = InstanceFault
         self.ComputeNode = ComputeNode
@@ -205,6 +221,8 @@ class FakeObjects:
         self.InstanceList = InstanceList
         self.BlockDeviceMappingList = BlockDeviceMappingList
         self.Service = Service
+        self.Migration = Migration
+        self.MigrationList = MigrationList
 
     def events_for(self, uuid):
         return [(e[1], e[2]) for e in self.events if e[0] == uuid]

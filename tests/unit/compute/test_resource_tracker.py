@@ -89,14 +89,34 @@ def test_claim_moves_usage_and_abort_gives_it_back(rt, fake_objects, ctxt):
             cn.running_vms) == (0, 512, 0, 0)
 
 
-def test_claim_is_counted_until_the_instance_is_in_the_query(rt, ctxt):
+def test_claim_is_counted_until_the_instance_is_in_the_query(
+        rt, fake_objects, ctxt):
     rt.update_available_resource(ctxt, 'h1')
     inst = fakes.FakeInstance(host='h1', node='h1', vcpus=2)
+    # Its row does not show the host yet.
+    fake_objects.instances[inst.uuid] = fakes.FakeInstance(
+        uuid=inst.uuid, host=None, node=None, vcpus=2)
     rt.instance_claim(ctxt, inst, 'h1')
     cn = rt.update_available_resource(ctxt, 'h1')
     assert cn.vcpus_used == 2 and cn.running_vms == 1
     rt.remove_instance(ctxt, inst)
     assert cn.vcpus_used == 0 and cn.running_vms == 0
+
+
+def test_claim_of_a_build_gone_elsewhere_is_forgotten(rt, fake_objects,
+                                                      ctxt):
+    """A claim a failure did not drop (the instance deleted, or
+    rescheduled to another host) stops counting at the next update."""
+    rt.update_available_resource(ctxt, 'h1')
+    gone = fakes.FakeInstance(host='h1', node='h1', vcpus=2)
+    moved = fakes.FakeInstance(host='h1', node='h1', vcpus=1)
+    fake_objects.instances[moved.uuid] = fakes.FakeInstance(
+        uuid=moved.uuid, host='h2', node='h2', vcpus=1)
+    rt.instance_claim(ctxt, gone, 'h1')
+    rt.instance_claim(ctxt, moved, 'h1')
+    cn = rt.update_available_resource(ctxt, 'h1')
+    assert (cn.vcpus_used, cn.running_vms) == (0, 0)
+    assert rt.tracked_instances == {}
 
 
 def test_claim_on_an_untracked_node_holds_nothing(rt, ctxt):
