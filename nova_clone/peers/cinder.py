@@ -13,6 +13,7 @@ import threading
 import uuid
 
 from oslo_log import log as logging
+from oslo_utils import strutils
 
 from nova_clone.peers import cinder_attachments
 from nova_clone.peers import cinder_snapshots
@@ -420,14 +421,18 @@ class CinderApp(cinder_attachments.AttachmentsMixin,
             vol = self._volume(req, volume_id)
             attached = [a for a in self.store.all('cinder_attachments')
                         if a['volume_id'] == volume_id]
-            if vol['status'] not in DELETABLE or attached or \
-                    self.snapshots_of(volume_id):
+            # As Cinder: ?cascade=true deletes the volume's snapshots too.
+            cascade = strutils.bool_from_string(req.GET.get('cascade'))
+            if vol['status'] not in DELETABLE or attached or (
+                    self.snapshots_of(volume_id) and not cascade):
                 raise cinder_attachments.invalid_volume(
                     'Volume status must be available or error or '
                     'error_restoring or error_extending or error_managing '
                     'and must not be migrating, attached, belong to a group,'
                     ' have snapshots, awaiting a transfer, or be '
                     'disassociated from snapshots after volume transfer.')
+            for snap in self.snapshots_of(volume_id):
+                self.store.delete('cinder_snapshots', snap['id'])
             self.store.delete('cinder_volumes', volume_id)
         try:
             os.unlink(self._path(volume_id))

@@ -117,7 +117,10 @@ class AttachmentsMixin:
             vol = self._volume(req, volume_id)
             others = [a for a in self.store.all('cinder_attachments')
                       if a['volume_id'] == volume_id]
-            if vol['status'] not in ('available', 'reserved') or (
+            # A multiattach volume takes more attachments while in use.
+            usable = ('available', 'reserved') + (
+                ('attaching', 'in-use') if vol['multiattach'] else ())
+            if vol['status'] not in usable or (
                     others and not vol['multiattach']):
                 if not (others and all(a['instance'] == instance
                                        for a in others)

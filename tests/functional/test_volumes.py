@@ -486,3 +486,41 @@ def test_resize_takes_the_volumes_along_and_back(cloud, demo_api, admin_api,
     _detached(demo_api, server['id'], volume['id'])
     volumes.wait(volume['id'], 'available')
     assert volumes.attachments(volume['id']) == []
+
+
+def test_multiattach_volume_serves_two_servers(cloud, demo_api, volumes):
+    """From 2.60 a multiattach volume attaches to a second server while
+    in use; detaching from one leaves it in use by the other."""
+    first, second = demo_api.create_server(), demo_api.create_server()
+    multi = volumes.create(volume_type='multiattach')
+    for server in (first, second):
+        _attach(demo_api, server['id'], multi['id'], microversion='2.60')
+        demo_api.wait_for_instance_action_event(
+            server['id'], 'attach_volume', 'compute_attach_volume',
+            'Success')
+    assert volumes.get(multi['id'])['status'] == 'in-use'
+    assert len(volumes.attachments(multi['id'])) == 2
+    for server in (first, second):
+        (bdm,) = cinder.bdms(server['id'])
+        assert bdm.volume_id == multi['id']
+        assert list(_guest_volumes(cloud, server['id'])) == [bdm.device_name]
+    _detached(demo_api, first['id'], multi['id'], microversion='2.60')
+    assert volumes.get(multi['id'])['status'] == 'in-use'
+    assert len(volumes.attachments(multi['id'])) == 1
+    _detached(demo_api, second['id'], multi['id'], microversion='2.60')
+    volumes.wait(multi['id'], 'available')
+
+
+def test_standin_cascade_delete_takes_the_snapshots(cloud, demo_api,
+                                                    volumes):
+    volume = volumes.create()
+    volumes.request('POST', '/snapshots', {'snapshot': {
+        'volume_id': volume['id'], 'name': 's'}}, expected=202)
+    resp = volumes.request('DELETE', '/volumes/%s' % volume['id'])
+    assert resp.status_code == 400
+    assert 'have snapshots' in resp.json()['badRequest']['message']
+    volumes.request('DELETE', '/volumes/%s?cascade=true' % volume['id'],
+                    expected=202)
+    assert volumes.get(volume['id']) is None
+    assert volumes.request('GET', '/snapshots', expected=200).json()[
+        'snapshots'] == []
