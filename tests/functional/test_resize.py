@@ -626,6 +626,22 @@ def _fail_on_the_destination(monkeypatch, cloud, admin_api):
     return server, source, dest
 
 
+def _settled_once_placement_answers(api, monkeypatch, server_id, attempts,
+                                    source, server_allocations):
+    """The failed move's migration keeps the source's allocation while
+    Placement stays away (the compute retries), then gives it up as soon
+    as Placement answers; the server keeps ``server_allocations``."""
+    migration = api.wait_for_migration_status(server_id, ['error'])
+    _wait_for(lambda: len(attempts) >= 2, 'no second attempt')
+    assert _allocations(migration['uuid']) == {
+        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    monkeypatch.undo()
+    _wait_for(lambda: _allocations(migration['uuid']) == {},
+              'the migration still holds the source')
+    assert _allocations(server_id) == server_allocations
+    api.delete_server_and_wait(server_id)
+
+
 def test_failed_move_placement_missed_is_settled_once_it_answers(
         cloud, admin_api, monkeypatch):
     """The destination failed while Placement was away: the server is
@@ -638,16 +654,10 @@ def test_failed_move_placement_missed_is_settled_once_it_answers(
     _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
     failed = admin_api.wait_for_state(server['id'], 'ERROR')
     assert failed['fault']['message'] == 'guest did not start'
-    migration = admin_api.wait_for_migration_status(server['id'], ['error'])
-    _wait_for(lambda: len(attempts) >= 2, 'no second attempt')
-    assert _allocations(migration['uuid']) == {
-        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
-    monkeypatch.undo()
-    _wait_for(lambda: _allocations(migration['uuid']) == {},
-              'the migration still holds the source')
-    assert _allocations(server['id']) == {
-        dest: {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
-    admin_api.delete_server_and_wait(server['id'])
+    _settled_once_placement_answers(admin_api, monkeypatch, server['id'],
+                                    attempts, source, {
+                                        dest: {'VCPU': 1, 'MEMORY_MB': 1024,
+                                               'DISK_GB': 10}})
 
 
 def test_failed_move_placement_missed_for_good_is_settled_by_the_update(
@@ -690,16 +700,10 @@ def test_failed_move_back_on_the_source_gets_its_allocation_back(
     _action(admin_api, server['id'], {'resize': {'flavorRef': NEW_FLAVOR}})
     failed = admin_api.wait_for_state(server['id'], 'ERROR')
     assert failed['OS-EXT-SRV-ATTR:host'] == source
-    migration = admin_api.wait_for_migration_status(server['id'], ['error'])
-    _wait_for(lambda: len(attempts) >= 2, 'no second attempt')
-    assert _allocations(migration['uuid']) == {
-        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
-    monkeypatch.undo()
-    _wait_for(lambda: _allocations(migration['uuid']) == {},
-              'the migration still holds the source')
-    assert _allocations(server['id']) == {
-        source: {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
-    admin_api.delete_server_and_wait(server['id'])
+    _settled_once_placement_answers(admin_api, monkeypatch, server['id'],
+                                    attempts, source, {
+                                        source: {'VCPU': 1, 'MEMORY_MB': 512,
+                                                 'DISK_GB': 1}})
 
 
 def _database_away_at(monkeypatch, task_state, refusals):
