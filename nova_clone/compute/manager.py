@@ -36,6 +36,7 @@ from nova_clone.compute.host import volumes
 from nova_clone.compute import utils as compute_utils
 from nova_clone.conf import CONF
 from nova_clone import context as nova_context
+from nova_clone import exception
 from nova_clone import manager
 from nova_clone.virt import driver as virt_driver
 
@@ -184,6 +185,11 @@ class ComputeManager(manager.Manager):
     def trigger_crash_dump(self, context, instance):
         power.trigger_crash_dump(self.collaborators, context, instance)
 
+    # A guest that cannot be frozen is the caller's answer, not an error
+    # of this service.
+    @messaging.expected_exceptions(NotImplementedError,
+                                   exception.QemuGuestAgentNotEnabled,
+                                   exception.InstanceQuiesceFailed)
     def quiesce_instance(self, context, instance):
         """Call: freeze the guest's filesystems before the API snapshots
         its volumes."""

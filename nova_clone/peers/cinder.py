@@ -8,7 +8,6 @@ bodies: ``{"badRequest": {"code": 400, "message": ...}}`` and so on.
 """
 
 import os
-import shutil
 import threading
 import uuid
 
@@ -390,8 +389,8 @@ class CinderApp(cinder_attachments.AttachmentsMixin,
                 return
             try:
                 if source_id and os.path.exists(self._path(source_id)):
-                    shutil.copyfile(self._path(source_id),
-                                    self._path(volume_id))
+                    _copy_sparse(self._path(source_id),
+                                 self._path(volume_id))
                 with open(self._path(volume_id), 'ab') as backing:
                     backing.truncate(vol['size'] * GiB)
                 vol['status'] = 'available'
@@ -540,6 +539,26 @@ class CinderApp(cinder_attachments.AttachmentsMixin,
                 'cinder_snapshots', req.caller.project_id)),
             'totalBackupsUsed': 0,
             'totalBackupGigabytesUsed': 0}}})
+
+def _copy_sparse(source, dest):
+    """Copy the data of a sparse backing file, holes left as holes."""
+    with open(source, 'rb') as src, open(dest, 'wb') as dst:
+        size = os.fstat(src.fileno()).st_size
+        pos = 0
+        while pos < size:
+            try:
+                start = os.lseek(src.fileno(), pos, os.SEEK_DATA)
+            except OSError:  # ENXIO: only a hole is left
+                break
+            end = os.lseek(src.fileno(), start, os.SEEK_HOLE)
+            while start < end:
+                chunk = os.pread(src.fileno(), min(end - start, 1 << 20),
+                                 start)
+                os.pwrite(dst.fileno(), chunk, start)
+                start += len(chunk)
+            pos = end
+        dst.truncate(size)
+
 
 def make_app(conf, store=None, create_delay=0.0):
     """The Cinder stand-in behind auth_token and request_id."""

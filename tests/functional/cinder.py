@@ -38,7 +38,8 @@ class Volumes:
                 continue
             for attachment in self.attachments(volume_id):
                 self.request('DELETE', '/attachments/%s' % attachment['id'])
-            self.request('DELETE', '/volumes/%s' % volume_id)
+            # Snapshots a failed test left go with their volume.
+            self.request('DELETE', '/volumes/%s?cascade=true' % volume_id)
 
     def get(self, volume_id):
         resp = self.request('GET', '/volumes/%s' % volume_id)

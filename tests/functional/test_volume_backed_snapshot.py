@@ -13,8 +13,10 @@ from tests.functional.test_volumes import _events
 
 
 def _snapshots(volumes):
-    return volumes.request('GET', '/snapshots/detail',
-                           expected=200).json()['snapshots']
+    """The snapshots of the volumes this test made."""
+    return [s for s in volumes.request('GET', '/snapshots/detail',
+                                       expected=200).json()['snapshots']
+            if s['volume_id'] in volumes.made]
 
 
 def _volume_backed_server(demo_api, volumes):
