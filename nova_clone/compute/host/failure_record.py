@@ -29,7 +29,7 @@ def record(instance, steps, what):
         try:
             steps[0]()
         except exception.InstanceNotFound:
-            return
+            pass  # deleted meanwhile: the steps about other records stay
         except Exception as exc:
             LOG.warning('Could not record the %s of %s yet (%s: %s); '
                         'retrying in the background for up to %d s', what,
@@ -51,7 +51,7 @@ def _retry(instance, steps, what):
         try:
             steps[0]()
         except exception.InstanceNotFound:
-            return
+            pass
         except Exception as exc:
             delay = min(max(delay, 1) * 2, 15)
             if time.monotonic() + delay > deadline:
