@@ -312,7 +312,9 @@ def _assert_back_on_source(api, server_id, source, status,
         lambda: (lambda m: m if m.status == status else None)(
             _live_migration(api, server_id)),
         'the migration to end %s' % status)
-    assert _allocations(api, migration.uuid) == {}
+    # The allocation moves back last (Placement may be away).
+    _wait_for(lambda: _allocations(api, migration.uuid) == {},
+              'the migration to give its allocation back')
     _assert_usage_only_on(api, server_id, source, servers_there)
     _assert_bound_only_to(api, server_id, source)
     return migration
