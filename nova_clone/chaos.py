@@ -25,7 +25,9 @@ Module-level imports stay light: ``nova-clone --help`` imports this.
 """
 
 import argparse
+import glob
 import json
+import os
 import random
 import subprocess
 import sys
@@ -311,7 +313,6 @@ def settle(conn, timeout):
 
 def _orphan_allocations(layout):
     """Consumers ``nova-manage placement audit`` finds no owner for."""
-    import os
     from nova_clone.stack import nova as stack_nova
     exe = os.path.join(os.path.dirname(sys.executable), 'nova-manage')
     proc = subprocess.run(
@@ -392,8 +393,6 @@ def check(layout, conn):
 def _log_lines(layout, server_id, per_file=8):
     """The last warnings and errors of each service log naming the
     server."""
-    import glob
-    import os
     lines = []
     for path in sorted(glob.glob(os.path.join(layout.log_dir, '*.log'))):
         try:

@@ -208,21 +208,17 @@ def snapshot_volume_backed(compute_api, context, instance, name,
                     volume.get('display_description') or '', force=True)
                 made.append(snapshot['id'])
                 mapping.append(_snapshot_mapping(snapshot['id'], bdm))
-    except Exception:
         if quiesced:
-            compute_api.compute_rpcapi.unquiesce_instance(context, instance)
-        for snapshot_id in made:
-            _delete_snapshot(volume_api, context, snapshot_id)
-        raise
-    if quiesced:
-        compute_api.compute_rpcapi.unquiesce_instance(context, instance,
-                                                      mapping)
-    try:
+            quiesced = False
+            compute_api.compute_rpcapi.unquiesce_instance(context, instance,
+                                                          mapping)
         if mapping:
             properties['block_device_mapping'] = mapping
             properties['bdm_v2'] = True
         image = compute_api.image_api.create(context, image_meta)
     except Exception:
+        if quiesced:
+            compute_api.compute_rpcapi.unquiesce_instance(context, instance)
         for snapshot_id in made:
             _delete_snapshot(volume_api, context, snapshot_id)
         raise
